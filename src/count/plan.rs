@@ -1,0 +1,215 @@
+//! How a count is assembled: the root problems (start square, allowed ends, weights, multiplier)
+//! and their split into numbered work units, in an order fixed by the board alone.
+
+use crate::bitboard::Bitboard;
+use crate::board::{Board, Square};
+use crate::graph::SmallGraph;
+use crate::piece::Piece;
+use crate::search::Problem;
+
+/// What a count asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CountSpec {
+    pub closed: bool,
+    pub from: Option<Square>,
+    pub to: Option<Square>,
+    /// Count only one start square per symmetry orbit and weight by orbit size.
+    pub symmetry: bool,
+    /// Keep the counts of every start square (open tours only).
+    pub per_square: bool,
+}
+
+/// One Hamiltonian-path search: paths from `start` covering `free`, ending on a weighted square.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub start: u32,
+    pub free: Bitboard,
+    pub weight: [u8; 64],
+    /// How many start squares this search stands for (its orbit's size).
+    pub multiplier: u64,
+}
+
+/// A work unit: a node of one root's search tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Unit {
+    pub root: u32,
+    pub free: Bitboard,
+    pub cur: u32,
+}
+
+/// How the weighted sum of the roots turns into the reported figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tally {
+    /// The sum is the directed open count; undirected is half of it.
+    OpenAll,
+    /// The sum counts tours with a fixed start (and maybe end): directed = undirected = sum.
+    Fixed,
+    /// The sum is the number of undirected cycles; directed is twice that.
+    Cycles,
+}
+
+/// The roots of a count on a small board, and how to read their sum.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub graph: SmallGraph,
+    pub roots: Vec<Root>,
+    pub tally: Tally,
+    /// One line saying how the total is assembled.
+    pub how: String,
+}
+
+/// Nodes with this many free squares or fewer are never split further.
+const SPLIT_MIN: u32 = 12;
+
+impl Plan {
+    /// The plan for `spec` (the caller has checked the board is small and the squares on it).
+    #[must_use]
+    pub fn new(board: Board, piece: &Piece, spec: &CountSpec) -> Plan {
+        let g = SmallGraph::new(board, piece).expect("a small board");
+        let all = g.all;
+        let idx = |s: Square| board.index(s);
+        // squares no tour can end on: the minority colour of an odd board, for a colour-switching piece
+        let parity_ok = |s: u32| !(piece.is_colour_switching() && g.n % 2 == 1 && Board::colour(board.square(s)) == 1);
+        let plain = |start: u32, ends: Bitboard| -> Root {
+            let mut weight = [0u8; 64];
+            for e in ends {
+                weight[e as usize] = 1;
+            }
+            Root { start, free: all.without(start), weight, multiplier: 1 }
+        };
+        if spec.closed {
+            let (roots, how) = match (spec.from, spec.to) {
+                (Some(s), Some(t)) => {
+                    let (s, t) = (idx(s), idx(t));
+                    let roots = if g.masks[s as usize].contains(t) {
+                        vec![plain(s, Bitboard::from_square(t))]
+                    } else {
+                        Vec::new()
+                    };
+                    (roots, "closed tours from the start square whose last square is the given end".to_string())
+                }
+                (from, to) => {
+                    // every cycle passes every square: anchor it at a square of least degree and
+                    // count paths between each pair of its neighbours
+                    let anchor = (0..g.n).min_by_key(|&s| g.masks[s as usize].count()).expect("a square");
+                    let nb: Vec<u32> = g.masks[anchor as usize].iter().collect();
+                    let mut roots = Vec::new();
+                    for (i, &a) in nb.iter().enumerate() {
+                        for &b in &nb[i + 1..] {
+                            let mut r = plain(a, Bitboard::from_square(b));
+                            r.free = all.without(anchor).without(a);
+                            roots.push(r);
+                        }
+                    }
+                    let through = from.or(to).map(|s| format!(" (every closed tour passes {})", board.name(s)));
+                    let how = format!(
+                        "cycles anchored at {} (degree {}): paths between each of its {} neighbour pairs{}",
+                        board.name(board.square(anchor)),
+                        nb.len(),
+                        roots.len(),
+                        through.unwrap_or_default()
+                    );
+                    (roots, how)
+                }
+            };
+            let tally = if spec.from.is_some() && spec.to.is_some() { Tally::Fixed } else { Tally::Cycles };
+            return Plan { graph: g, roots, tally, how };
+        }
+        match (spec.from, spec.to) {
+            (Some(s), to) => {
+                let ends = to.map_or(all, |t| Bitboard::from_square(idx(t)));
+                let root = plain(idx(s), ends);
+                Plan { graph: g, roots: vec![root], tally: Tally::Fixed, how: "paths from the start square".into() }
+            }
+            (None, Some(t)) => {
+                let root = plain(idx(t), all);
+                let how = "paths ending on the square, counted from it in reverse".into();
+                Plan { graph: g, roots: vec![root], tally: Tally::Fixed, how }
+            }
+            (None, None) if !spec.symmetry => {
+                let roots: Vec<Root> = (0..g.n).filter(|&s| parity_ok(s)).map(|s| plain(s, all)).collect();
+                let how = format!("every start square searched ({} squares)", roots.len());
+                Plan { graph: g, roots, tally: Tally::OpenAll, how }
+            }
+            (None, None) => {
+                let orbits = board.orbits();
+                let mut roots = Vec::new();
+                for (i, orbit) in orbits.iter().enumerate() {
+                    let rep = orbit[0];
+                    if !parity_ok(rep) {
+                        continue;
+                    }
+                    let mut weight = [0u8; 64];
+                    for (j, o) in orbits.iter().enumerate() {
+                        // a path and its reverse: count it once from the earlier orbit, twice over
+                        let w = if spec.per_square {
+                            1
+                        } else {
+                            match j.cmp(&i) {
+                                std::cmp::Ordering::Less => 0,
+                                std::cmp::Ordering::Equal => 1,
+                                std::cmp::Ordering::Greater => 2,
+                            }
+                        };
+                        for &s in o {
+                            if parity_ok(s) {
+                                weight[s as usize] = w;
+                            }
+                        }
+                    }
+                    roots.push(Root { start: rep, free: all.without(rep), weight, multiplier: orbit.len() as u64 });
+                }
+                let how = if spec.per_square {
+                    format!("one start square per symmetry orbit ({} of {} squares), times the orbit size", roots.len(), g.n)
+                } else {
+                    format!(
+                        "one start square per symmetry orbit ({} of {} squares), times the orbit size; each path counted from its end in the earlier orbit, twice",
+                        roots.len(),
+                        g.n
+                    )
+                };
+                Plan { graph: g, roots, tally: Tally::OpenAll, how }
+            }
+        }
+    }
+
+    /// The search problem of root `i`; `id_base` comes from [`crate::search::fresh_ids`].
+    #[must_use]
+    pub fn problem(&self, i: usize, id_base: u64) -> Problem<'_> {
+        Problem::weighted(&self.graph, self.roots[i].weight, id_base + i as u64)
+    }
+
+    /// Splits the roots into at least `target` work units where the trees allow it, expanding
+    /// every unit one level at a time (children in Warnsdorff order: fewest onward moves first)
+    /// and dropping dead nodes. The result depends on the plan and `target` only.
+    #[must_use]
+    pub fn units(&self, target: usize) -> Vec<Unit> {
+        let problems: Vec<Problem<'_>> = (0..self.roots.len()).map(|i| self.problem(i, 0)).collect();
+        let mut units: Vec<Unit> =
+            self.roots.iter().enumerate().map(|(i, r)| Unit { root: i as u32, free: r.free, cur: r.start }).collect();
+        while units.len() < target {
+            let mut next = Vec::with_capacity(units.len() * 4);
+            let mut grew = false;
+            for u in &units {
+                if u.free.count() <= SPLIT_MIN {
+                    next.push(*u);
+                    continue;
+                }
+                grew = true;
+                let p = &problems[u.root as usize];
+                let mut kids: Vec<(u32, u32)> = p
+                    .moves(u.free, u.cur)
+                    .iter()
+                    .map(|w| ((self.graph.masks[w as usize] & u.free).count(), w))
+                    .collect();
+                kids.sort_unstable();
+                next.extend(kids.into_iter().map(|(_, w)| Unit { root: u.root, free: u.free.without(w), cur: w }));
+            }
+            if !grew {
+                break;
+            }
+            units = next;
+        }
+        units
+    }
+}

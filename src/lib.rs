@@ -1,0 +1,17 @@
+//! `knights`: knight's tours and their relatives. Boards, leapers, verified tours, exact counts.
+
+pub mod bitboard;
+pub mod board;
+pub mod count;
+pub mod error;
+pub mod graph;
+pub mod piece;
+pub mod search;
+pub mod theory;
+pub mod tour;
+
+pub use bitboard::Bitboard;
+pub use board::{Board, Square};
+pub use error::{Error, Result};
+pub use piece::Piece;
+pub use tour::Tour;

@@ -1,0 +1,253 @@
+//! The exact bitboard search shared by counting and finding: the pruning rules, the memoised
+//! counting kernel and a first-tour search, for boards of up to 64 squares.
+//!
+//! A search node is `(free, cur)`: the unvisited squares and the square the piece stands on. The
+//! remaining path leaves `cur`, covers `free` exactly and must end on a square of `ends`.
+
+use crate::bitboard::Bitboard;
+use crate::graph::SmallGraph;
+
+/// One Hamiltonian-path problem on a small board: which end squares are allowed and what each
+/// completed path is worth (the weight lets one search count both orientations of a path at once).
+#[derive(Clone, Debug)]
+pub struct Problem<'g> {
+    pub g: &'g SmallGraph,
+    /// Squares a path may end on.
+    pub ends: Bitboard,
+    /// `weight[sq]`: what a path ending on `sq` adds to the count (0 outside `ends`).
+    pub weight: [u8; 64],
+    /// Identifies the problem in a shared memo table.
+    pub id: u64,
+}
+
+/// Below this many free squares the connectivity test costs more than the subtree it could cut.
+const FLOOD_MIN: u32 = 7;
+
+impl<'g> Problem<'g> {
+    /// A problem whose paths may end on any square of `ends`, each worth 1.
+    #[must_use]
+    pub fn new(g: &'g SmallGraph, ends: Bitboard, id: u64) -> Problem<'g> {
+        let mut weight = [0u8; 64];
+        for s in ends {
+            weight[s as usize] = 1;
+        }
+        Problem { g, ends, weight, id }
+    }
+
+    /// A problem with explicit weights; the ends are the squares of non-zero weight.
+    #[must_use]
+    pub fn weighted(g: &'g SmallGraph, weight: [u8; 64], id: u64) -> Problem<'g> {
+        let ends = (0..g.n).filter(|&s| weight[s as usize] > 0).fold(Bitboard::EMPTY, Bitboard::with);
+        Problem { g, ends, weight, id }
+    }
+
+    /// The moves from `(free, cur)` that can still lead to a complete path; empty when the node
+    /// is dead. The rules, all bit-parallel over the degrees of the free squares within `free`:
+    /// a free square with no free neighbour is dead; one with a single free neighbour (and not
+    /// next to `cur`) must be the end, so at most one such square may exist and it must be an
+    /// allowed end; such squares next to `cur` must be the next move unless they can be the end;
+    /// and the free squares must form one connected region.
+    #[must_use]
+    #[inline]
+    pub fn moves(&self, free: Bitboard, cur: u32) -> Bitboard {
+        let g = self.g;
+        let next = g.masks[cur as usize] & free;
+        if next.is_empty() || (free & self.ends).is_empty() {
+            return Bitboard::EMPTY;
+        }
+        if !free.more_than_one() {
+            return next & self.ends;
+        }
+        let (one, two) = g.degree_at_least_1_2(free);
+        if (free & !one).any() {
+            return Bitboard::EMPTY;
+        }
+        let lone = free & !two;
+        let far_lone = lone & !next;
+        let near_lone = lone & next;
+        let allowed = if far_lone.any() {
+            // far_lone is the end, so every near_lone square must be entered now
+            if far_lone.more_than_one() || (far_lone & !self.ends).any() || near_lone.more_than_one() {
+                return Bitboard::EMPTY;
+            }
+            if near_lone.any() { near_lone } else { next }
+        } else {
+            let must_next = near_lone & !self.ends;
+            if must_next.any() {
+                if must_next.more_than_one() || (near_lone ^ must_next).more_than_one() {
+                    return Bitboard::EMPTY;
+                }
+                must_next
+            } else if near_lone.count() > 2 {
+                return Bitboard::EMPTY;
+            } else if near_lone.more_than_one() {
+                // one of the two is next, the other the end
+                near_lone
+            } else {
+                next
+            }
+        };
+        if free.count() >= FLOOD_MIN && g.flood(Bitboard::from_square(free.first_square()), free) != free {
+            return Bitboard::EMPTY;
+        }
+        allowed
+    }
+
+    /// Counts the weighted paths from `(free, cur)`, memoising mid-sized subtrees in `memo`.
+    #[must_use]
+    pub fn count(&self, free: Bitboard, cur: u32, memo: &mut Memo) -> u64 {
+        let m = self.moves(free, cur);
+        if m.is_empty() {
+            return 0;
+        }
+        if !free.more_than_one() {
+            return u64::from(self.weight[free.first_square() as usize]);
+        }
+        let k = free.count();
+        let cached = (MEMO_MIN..=MEMO_MAX).contains(&k);
+        if cached {
+            if let Some(c) = memo.get(free, cur, self.id) {
+                return c;
+            }
+        }
+        let mut total = 0;
+        for w in m {
+            total += self.count(free.without(w), w, memo);
+        }
+        if cached {
+            memo.put(free, cur, self.id, total);
+        }
+        total
+    }
+
+    /// The first complete path from `(free, cur)` in Warnsdorff order (fewest onward moves
+    /// first, ties to the lower square), found by an iterative depth-first search; `None` when
+    /// none exists. `budget` caps the nodes visited (`None` once spent: the answer is unknown).
+    #[must_use]
+    pub fn first_path(&self, free: Bitboard, cur: u32, budget: &mut u64) -> Option<Option<Vec<u32>>> {
+        #[derive(Clone, Copy)]
+        struct Frame {
+            free: Bitboard,
+            cur: u32,
+            order: [u8; 64],
+            len: u8,
+            at: u8,
+        }
+        let g = self.g;
+        let make = |free: Bitboard, cur: u32| -> Frame {
+            let mut f = Frame { free, cur, order: [0; 64], len: 0, at: 0 };
+            if free.is_empty() {
+                return f;
+            }
+            let m = self.moves(free, cur);
+            let mut keyed: [(u32, u32); 64] = [(0, 0); 64];
+            let mut n = 0;
+            for w in m {
+                keyed[n] = ((g.masks[w as usize] & free).count(), w);
+                n += 1;
+            }
+            keyed[..n].sort_unstable();
+            for (i, &(_, w)) in keyed[..n].iter().enumerate() {
+                f.order[i] = w as u8;
+            }
+            f.len = n as u8;
+            f
+        };
+        let mut stack: Vec<Frame> = Vec::with_capacity(65);
+        let mut path: Vec<u32> = vec![cur];
+        stack.push(make(free, cur));
+        while let Some(top) = stack.last_mut() {
+            if top.free.is_empty() {
+                return Some(Some(path));
+            }
+            if top.at == top.len {
+                stack.pop();
+                path.pop();
+                continue;
+            }
+            if *budget == 0 {
+                return None;
+            }
+            *budget -= 1;
+            let w = u32::from(top.order[top.at as usize]);
+            top.at += 1;
+            let child = make(top.free.without(w), w);
+            path.push(w);
+            stack.push(child);
+        }
+        Some(None)
+    }
+}
+
+/// Smallest and largest number of free squares whose counts are memoised.
+const MEMO_MIN: u32 = 5;
+const MEMO_MAX: u32 = 40;
+
+/// Hands out problem ids that are unique within the process, so a thread's memo table can be
+/// shared by every search that thread runs.
+#[must_use]
+pub fn fresh_ids(n: u64) -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    // Relaxed: only uniqueness matters, not ordering with other memory.
+    NEXT.fetch_add(n, std::sync::atomic::Ordering::Relaxed)
+}
+
+thread_local! {
+    static MEMO: std::cell::RefCell<Option<Memo>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's memo table, allocating it on first use.
+pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        f(m.get_or_insert_with(|| Memo::new(MEMO_BITS)))
+    })
+}
+
+const MEMO_BITS: u32 = 18;
+
+/// A fixed-size, lossy table of subtree counts keyed by `(free, cur, problem)`. Entries are only
+/// ever exact counts, so a lost entry costs time, never correctness; one table per thread.
+pub struct Memo {
+    keys: Vec<u64>,
+    tags: Vec<u64>,
+    vals: Vec<u64>,
+    mask: usize,
+}
+
+impl Memo {
+    /// A table of `2^bits` entries.
+    #[must_use]
+    pub fn new(bits: u32) -> Memo {
+        let size = 1usize << bits;
+        Memo { keys: vec![0; size], tags: vec![u64::MAX; size], vals: vec![0; size], mask: size - 1 }
+    }
+
+    #[inline]
+    fn slot(&self, free: Bitboard, tag: u64) -> usize {
+        let h = (free.0 ^ tag.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        (h >> 40) as usize & self.mask
+    }
+
+    #[inline]
+    fn tag(cur: u32, id: u64) -> u64 {
+        id << 6 | u64::from(cur)
+    }
+
+    #[inline]
+    #[must_use]
+    pub fn get(&self, free: Bitboard, cur: u32, id: u64) -> Option<u64> {
+        let tag = Self::tag(cur, id);
+        let i = self.slot(free, tag);
+        (self.keys[i] == free.0 && self.tags[i] == tag).then(|| self.vals[i])
+    }
+
+    #[inline]
+    pub fn put(&mut self, free: Bitboard, cur: u32, id: u64, val: u64) {
+        let tag = Self::tag(cur, id);
+        let i = self.slot(free, tag);
+        self.keys[i] = free.0;
+        self.tags[i] = tag;
+        self.vals[i] = val;
+    }
+}

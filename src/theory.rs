@@ -1,0 +1,123 @@
+//! The knight's existence theorems: when a board, or a start square, can have no tour at all.
+//!
+//! Closed tours: Schwenk (1991). Open tours: Conrad, Hindrichs, Morsy and Wegener (1994). Colour
+//! parity: every move changes colour, so a tour of an odd×odd board starts and ends on the
+//! majority colour (that of a1). These only speak of the knight; other pieces get no verdict here.
+
+use std::fmt;
+
+use crate::board::{Board, Square};
+use crate::piece::Piece;
+
+/// A proof that no tour exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Obstruction {
+    /// Closed: both sides odd, so the board has an odd number of squares while a closed tour of a
+    /// colour-switching piece alternates colours.
+    OddSquares,
+    /// Closed: a side of 1, 2 or 4.
+    NarrowSide(u32),
+    /// Closed: 3×4, 3×6 or 3×8 (Schwenk).
+    SchwenkException,
+    /// Open: 1×n (n > 1), 2×n, 3×3, 3×5, 3×6, 4×4 have no open tour.
+    NoOpenTour,
+    /// Colour parity: on an odd×odd board a tour starts and ends on a1's colour.
+    MinorityColour(String),
+    /// A piece that moves nowhere on this board.
+    NoMoves,
+}
+
+impl fmt::Display for Obstruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Obstruction::OddSquares => f.write_str(
+                "both sides are odd, so the board has an odd number of squares, but every knight move changes colour and a closed tour must alternate colours (Schwenk 1991)",
+            ),
+            Obstruction::NarrowSide(s) => write!(f, "a board with a side of {s} has no closed knight's tour (Schwenk 1991: no side may be 1, 2 or 4)"),
+            Obstruction::SchwenkException => f.write_str("3x4, 3x6 and 3x8 have no closed knight's tour (Schwenk 1991)"),
+            Obstruction::NoOpenTour => f.write_str(
+                "this board has no knight's tour at all (Conrad et al. 1994: none on 1xn for n > 1, 2xn, 3x3, 3x5, 3x6 or 4x4)",
+            ),
+            Obstruction::MinorityColour(sq) => write!(
+                f,
+                "{sq} is on the minority colour of an odd-by-odd board; every knight move changes colour, so a tour must start and end on the colour of a1"
+            ),
+            Obstruction::NoMoves => f.write_str("the piece has no move on this board"),
+        }
+    }
+}
+
+/// Why the knight has no closed tour on `board`, if a theorem says so.
+#[must_use]
+pub fn closed_obstruction(board: Board, piece: &Piece) -> Option<Obstruction> {
+    let n = board.squares();
+    if piece.is_colour_switching() && n % 2 == 1 && n > 1 {
+        return Some(Obstruction::OddSquares);
+    }
+    if !piece.is_knight() {
+        return None;
+    }
+    let (m, k) = (board.rows.min(board.cols), board.rows.max(board.cols));
+    if n == 1 {
+        // a single square has no cycle
+        return Some(Obstruction::NarrowSide(1));
+    }
+    if matches!(m, 1 | 2 | 4) {
+        return Some(Obstruction::NarrowSide(m));
+    }
+    if m == 3 && matches!(k, 4 | 6 | 8) {
+        return Some(Obstruction::SchwenkException);
+    }
+    None
+}
+
+/// Why the knight has no open tour on `board` (from `from`, when given), if a theorem says so.
+#[must_use]
+pub fn open_obstruction(board: Board, piece: &Piece, from: Option<Square>) -> Option<Obstruction> {
+    if board.squares() == 1 {
+        return None;
+    }
+    if piece.is_knight() {
+        let (m, k) = (board.rows.min(board.cols), board.rows.max(board.cols));
+        if m <= 2 || (m == 3 && matches!(k, 3 | 5 | 6)) || (m == 4 && k == 4) {
+            return Some(Obstruction::NoOpenTour);
+        }
+    }
+    if let Some(sq) = from {
+        if piece.is_colour_switching() && board.squares() % 2 == 1 && Board::colour(sq) == 1 {
+            return Some(Obstruction::MinorityColour(board.name(sq)));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(r: u32, c: u32) -> Board {
+        Board { rows: r, cols: c }
+    }
+
+    #[test]
+    fn schwenk() {
+        let k = Piece::knight();
+        assert_eq!(closed_obstruction(b(5, 5), &k), Some(Obstruction::OddSquares));
+        assert_eq!(closed_obstruction(b(4, 8), &k), Some(Obstruction::NarrowSide(4)));
+        assert_eq!(closed_obstruction(b(3, 8), &k), Some(Obstruction::SchwenkException));
+        assert_eq!(closed_obstruction(b(6, 6), &k), None);
+        assert_eq!(closed_obstruction(b(3, 10), &k), None);
+        assert_eq!(closed_obstruction(b(5, 6), &k), None);
+    }
+
+    #[test]
+    fn open_tours() {
+        let k = Piece::knight();
+        assert_eq!(open_obstruction(b(4, 4), &k, None), Some(Obstruction::NoOpenTour));
+        assert_eq!(open_obstruction(b(3, 6), &k, None), Some(Obstruction::NoOpenTour));
+        assert_eq!(open_obstruction(b(3, 4), &k, None), None);
+        assert_eq!(open_obstruction(b(1, 1), &k, None), None);
+        assert!(matches!(open_obstruction(b(5, 5), &k, Some(Square::new(0, 1))), Some(Obstruction::MinorityColour(_))));
+        assert_eq!(open_obstruction(b(5, 5), &k, Some(Square::new(0, 0))), None);
+    }
+}
