@@ -20,8 +20,9 @@ pub struct Problem<'g> {
     pub id: u64,
 }
 
-/// Below this many free squares the connectivity test costs more than the subtree it could cut.
-const FLOOD_MIN: u32 = 7;
+/// Below this many free squares the connectivity test costs more than it saves: the degree rules
+/// and the memo table already cut most disconnected regions (measured in `results/tuning.md`).
+const FLOOD_MIN: u32 = 28;
 
 impl<'g> Problem<'g> {
     /// A problem whose paths may end on any square of `ends`, each worth 1.
@@ -104,7 +105,7 @@ impl<'g> Problem<'g> {
             return u64::from(self.weight[free.first_square() as usize]);
         }
         let k = free.count();
-        let cached = (MEMO_MIN..=MEMO_MAX).contains(&k);
+        let cached = k >= memo.lo && k <= memo.hi;
         if cached {
             if let Some(c) = memo.get(free, cur, self.id) {
                 return c;
@@ -128,14 +129,13 @@ impl<'g> Problem<'g> {
         #[derive(Clone, Copy)]
         struct Frame {
             free: Bitboard,
-            cur: u32,
             order: [u8; 64],
             len: u8,
             at: u8,
         }
         let g = self.g;
         let make = |free: Bitboard, cur: u32| -> Frame {
-            let mut f = Frame { free, cur, order: [0; 64], len: 0, at: 0 };
+            let mut f = Frame { free, order: [0; 64], len: 0, at: 0 };
             if free.is_empty() {
                 return f;
             }
@@ -179,9 +179,11 @@ impl<'g> Problem<'g> {
     }
 }
 
+/// Entries of a thread's table (`2^MEMO_BITS`, 24 bytes each): larger tables measured slower.
+const MEMO_BITS: u32 = 18;
 /// Smallest and largest number of free squares whose counts are memoised.
-const MEMO_MIN: u32 = 5;
-const MEMO_MAX: u32 = 40;
+const MEMO_LO: u32 = 5;
+const MEMO_HI: u32 = 40;
 
 /// Hands out problem ids that are unique within the process, so a thread's memo table can be
 /// shared by every search that thread runs.
@@ -204,7 +206,7 @@ pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
     })
 }
 
-const MEMO_BITS: u32 = 18;
+
 
 /// A fixed-size, lossy table of subtree counts keyed by `(free, cur, problem)`. Entries are only
 /// ever exact counts, so a lost entry costs time, never correctness; one table per thread.
@@ -213,6 +215,9 @@ pub struct Memo {
     tags: Vec<u64>,
     vals: Vec<u64>,
     mask: usize,
+    /// Smallest and largest number of free squares whose counts are memoised.
+    lo: u32,
+    hi: u32,
 }
 
 impl Memo {
@@ -220,7 +225,14 @@ impl Memo {
     #[must_use]
     pub fn new(bits: u32) -> Memo {
         let size = 1usize << bits;
-        Memo { keys: vec![0; size], tags: vec![u64::MAX; size], vals: vec![0; size], mask: size - 1 }
+        Memo {
+            keys: vec![0; size],
+            tags: vec![0; size],
+            vals: vec![0; size],
+            mask: size - 1,
+            lo: MEMO_LO,
+            hi: MEMO_HI,
+        }
     }
 
     #[inline]
@@ -231,7 +243,8 @@ impl Memo {
 
     #[inline]
     fn tag(cur: u32, id: u64) -> u64 {
-        id << 6 | u64::from(cur)
+        // never 0, the empty slot's tag
+        (id + 1) << 6 | u64::from(cur)
     }
 
     #[inline]
