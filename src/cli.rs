@@ -1,0 +1,144 @@
+//! Command-line arguments (clap derive); the doc comments are the help text.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use knights::board::parse_square_unchecked;
+use knights::render::Format;
+use knights::{Board, Piece, Square};
+
+/// Knight's tours and their relatives: find, verify and count tours on any board.
+#[derive(Debug, Parser)]
+#[command(name = "knights", version, about, propagate_version = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Find one tour (open by default) and print it, verified.
+    Tour(TourArgs),
+    /// Check a tour given as a grid, moves or JSON; exit 1 when it is invalid.
+    Verify(VerifyArgs),
+    /// Count every open or closed tour exactly (boards of up to 64 squares).
+    Count(CountArgs),
+}
+
+/// Options every subcommand shares: the piece.
+#[derive(Debug, Args)]
+pub(crate) struct PieceArg {
+    /// The piece: knight, camel, zebra, giraffe, any leaper A,B, or a union such as 3,0+2,2.
+    #[arg(long, short = 'p', default_value = "knight", value_parser = parse_piece)]
+    pub(crate) piece: Piece,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TourArgs {
+    /// The board, ROWSxCOLS (e.g. 8x8, 3x10, 100x100).
+    #[arg(value_parser = parse_board)]
+    pub(crate) board: Board,
+    /// Start square: algebraic (a1, aa10) or COL,RANK (1-based). Default a1.
+    #[arg(long, short = 'f', value_parser = parse_square)]
+    pub(crate) from: Option<Square>,
+    /// Find a closed tour (the last square is one move from the first).
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Seed for the randomised tie-breaks and restarts; the same seed gives the same tour.
+    #[arg(long, short = 's', default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Grid)]
+    pub(crate) format: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// File holding the tour, or - (the default) for standard input.
+    #[arg(default_value = "-")]
+    pub(crate) file: PathBuf,
+    /// The board (needed only for a moves list that does not reach the last rank and file).
+    #[arg(long, short = 'b', value_parser = parse_board)]
+    pub(crate) board: Option<Board>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Require a closed tour.
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+}
+
+/// Which counter to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EngineArg {
+    /// The bitboard DFS.
+    Auto,
+    /// The bitboard DFS with pruning, memo, symmetry and work stealing.
+    Dfs,
+    /// Plain textbook backtracking (boards of up to 36 squares), for comparison.
+    Naive,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CountArgs {
+    /// The board, ROWSxCOLS, of at most 64 squares (e.g. 6x6, 5x8, 3x21).
+    #[arg(value_parser = parse_board)]
+    pub(crate) board: Board,
+    /// Count closed tours (undirected cycles) instead of open ones.
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    /// Only tours starting on this square.
+    #[arg(long, short = 'f', value_parser = parse_square)]
+    pub(crate) from: Option<Square>,
+    /// Only tours ending on this square.
+    #[arg(long, short = 't', value_parser = parse_square)]
+    pub(crate) to: Option<Square>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Worker threads (default: every core).
+    #[arg(long, short = 'j', value_parser = parse_threads)]
+    pub(crate) threads: Option<NonZeroUsize>,
+    /// Which counter runs.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub(crate) engine: EngineArg,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also print the directed open count from every start square.
+    #[arg(long)]
+    pub(crate) per_square: bool,
+    /// Search every start square instead of one per symmetry orbit (a cross-check).
+    #[arg(long)]
+    pub(crate) no_symmetry: bool,
+}
+
+fn parse_board(s: &str) -> Result<Board, String> {
+    s.parse().map_err(|e: knights::Error| e.to_string())
+}
+
+/// Syntax only: whether the square is on the board is checked once the board is known.
+fn parse_square(s: &str) -> Result<Square, String> {
+    parse_square_unchecked(s).map_err(|e| e.to_string())
+}
+
+fn parse_piece(s: &str) -> Result<Piece, String> {
+    s.parse().map_err(|e: knights::Error| e.to_string())
+}
+
+fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
+    let n: usize = s.parse().map_err(|_| format!("'{s}' is not a whole number (allowed: 1 or more threads)"))?;
+    NonZeroUsize::new(n).ok_or_else(|| "threads must be at least 1".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,206 @@
+//! Finding one tour: existence theorems first, then Warnsdorff with Pósa rotations and seeded
+//! restarts, then (on boards of up to 64 squares) an exact search that either finds a tour or
+//! proves there is none from the start square.
+
+mod warnsdorff;
+
+use std::fmt;
+
+use bitvec::prelude::*;
+
+use crate::bitboard::Bitboard;
+use crate::board::{Board, Square};
+use crate::error::Error;
+use crate::graph::{Geometry, SmallGraph};
+use crate::piece::Piece;
+use crate::search::Problem;
+use crate::theory::{self, Obstruction};
+use crate::tour::Tour;
+
+/// The largest board the heuristic search takes (memory grows by ~14 bytes a square).
+pub const MAX_SQUARES: u64 = 4_000_000;
+
+/// What to find.
+#[derive(Clone, Debug, Default)]
+pub struct FindOptions {
+    pub closed: bool,
+    /// Start square; a1 when not given.
+    pub from: Option<Square>,
+    pub seed: u64,
+    /// Heuristic attempts before the exact search (small boards) or giving up.
+    pub attempts: u32,
+    /// Node budget of the exact search.
+    pub exact_budget: u64,
+}
+
+impl FindOptions {
+    #[must_use]
+    pub fn new(closed: bool, from: Option<Square>, seed: u64) -> FindOptions {
+        FindOptions { closed, from, seed, attempts: 24, exact_budget: 200_000_000 }
+    }
+}
+
+/// How a tour was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Warnsdorff { attempt: u32 },
+    Exact,
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Method::Warnsdorff { attempt } => write!(f, "Warnsdorff with rotations (attempt {})", attempt + 1),
+            Method::Exact => f.write_str("exact search"),
+        }
+    }
+}
+
+/// Why no tour is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    #[error(transparent)]
+    Input(#[from] Error),
+    #[error("no {kind} tour on {board}: {reason}")]
+    Impossible { kind: &'static str, board: Board, reason: Obstruction },
+    #[error("no {kind} tour on {board}: {reason}")]
+    Graph { kind: &'static str, board: Board, reason: String },
+    #[error("no {kind} tour on {board} starts on {from}: an exhaustive search found none")]
+    ProvedNone { kind: &'static str, board: Board, from: String },
+    #[error("internal error: a search produced an invalid tour: {0}")]
+    Internal(#[from] crate::tour::TourError),
+    #[error(
+        "no {kind} tour found on {board} from {from} after {attempts} attempts (no proof that none exists); try another --seed"
+    )]
+    GaveUp { kind: &'static str, board: Board, from: String, attempts: u32 },
+}
+
+/// A found, verified tour and how it was found.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub tour: Tour,
+    pub method: Method,
+}
+
+fn kind(closed: bool) -> &'static str {
+    if closed { "closed" } else { "open" }
+}
+
+/// Degree and connectivity facts that rule out any tour, for any piece and board.
+fn graph_obstruction(geo: &Geometry, closed: bool) -> Option<String> {
+    let n = geo.board.squares() as usize;
+    if n == 1 {
+        return None;
+    }
+    let mut low = 0usize;
+    for i in 0..n as u32 {
+        let d = geo.neighbours(i).count();
+        if d == 0 {
+            return Some(format!("square {} has no move", geo.board.name(geo.board.square(i))));
+        }
+        if d == 1 {
+            if closed {
+                return Some(format!("square {} has only one move", geo.board.name(geo.board.square(i))));
+            }
+            low += 1;
+        }
+    }
+    if low > 2 {
+        return Some(format!("{low} squares have only one move, but a path has two ends"));
+    }
+    let mut seen: BitVec = bitvec![0; n];
+    let mut stack = vec![0u32];
+    seen.set(0, true);
+    let mut reached = 1;
+    while let Some(s) = stack.pop() {
+        for nb in geo.neighbours(s) {
+            if !seen[nb as usize] {
+                seen.set(nb as usize, true);
+                reached += 1;
+                stack.push(nb);
+            }
+        }
+    }
+    (reached < n).then(|| format!("the piece's moves split the board: from a1 it reaches only {reached} of {n} squares"))
+}
+
+/// Finds one tour of `piece` on `board`, verified before it is returned.
+pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Found, FindError> {
+    let k = kind(opts.closed);
+    if board.squares() > MAX_SQUARES {
+        return Err(Error::TooLarge {
+            board: board.to_string(),
+            squares: board.squares(),
+            engine: "the tour search",
+            max: MAX_SQUARES,
+            hint: "Boards that large need a linear-time construction, which is not built yet.",
+        }
+        .into());
+    }
+    let theorem = if opts.closed {
+        theory::closed_obstruction(board, piece)
+    } else {
+        theory::open_obstruction(board, piece, opts.from)
+    };
+    if let Some(reason) = theorem {
+        return Err(FindError::Impossible { kind: k, board, reason });
+    }
+    let geo = Geometry::new(board, piece);
+    if let Some(reason) = graph_obstruction(&geo, opts.closed) {
+        return Err(FindError::Graph { kind: k, board, reason });
+    }
+    let from = opts.from.unwrap_or(Square::new(0, 0));
+    let start = board.index(from);
+    let adjacent = |a: u32, b: u32| {
+        let (sa, sb) = (board.square(a), board.square(b));
+        piece.is_move(sa.row, sa.col, sb.row, sb.col)
+    };
+    let n = board.squares() as usize;
+    for attempt in 0..opts.attempts {
+        let seed = opts.seed.wrapping_add(u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut walk = warnsdorff::Walk::new(&geo, start, seed);
+        if !walk.complete() {
+            continue;
+        }
+        if opts.closed && !walk.close(adjacent, 64 + 4 * n) {
+            continue;
+        }
+        let mut path = walk.path;
+        if opts.closed {
+            // the cycle may be read from any square: renumber it to start on the requested one
+            let at = path.iter().position(|&s| s == start).expect("tour covers the start");
+            path.rotate_left(at);
+        }
+        let tour = verify(board, piece, &path, opts.closed)?;
+        return Ok(Found { tour, method: Method::Warnsdorff { attempt } });
+    }
+    if let Some(g) = SmallGraph::new(board, piece) {
+        let (free, ends) = if opts.closed {
+            (g.all.without(start), g.masks[start as usize])
+        } else {
+            (g.all.without(start), g.all)
+        };
+        let problem = Problem::new(&g, ends, 0);
+        let mut budget = opts.exact_budget;
+        return match problem.first_path(free, start, &mut budget) {
+            Some(Some(path)) => Ok(Found { tour: verify(board, piece, &path, opts.closed)?, method: Method::Exact }),
+            Some(None) => Err(FindError::ProvedNone { kind: k, board, from: board.name(from) }),
+            None => Err(FindError::GaveUp { kind: k, board, from: board.name(from), attempts: opts.attempts }),
+        };
+    }
+    Err(FindError::GaveUp { kind: k, board, from: board.name(from), attempts: opts.attempts })
+}
+
+/// Every path handed out goes through the tour checker; a failure here is a bug in a search.
+fn verify(board: Board, piece: &Piece, path: &[u32], closed: bool) -> Result<Tour, FindError> {
+    let squares = path.iter().map(|&i| board.square(i)).collect();
+    Ok(Tour::verified(board, piece, squares, closed)?)
+}
+
+/// A closed-tour search from `start` on a small board seen as its own problem (for tests).
+#[must_use]
+pub fn exact_exists(g: &SmallGraph, start: u32, closed: bool, budget: &mut u64) -> Option<bool> {
+    let ends = if closed { g.masks[start as usize] } else { g.all };
+    let free: Bitboard = g.all.without(start);
+    Problem::new(g, ends, 0).first_path(free, start, budget).map(|p| p.is_some())
+}
