@@ -35,7 +35,10 @@ impl Board {
     pub fn new(rows: u32, cols: u32) -> Result<Board> {
         let b = Board { rows, cols };
         if rows == 0 || cols == 0 || rows > MAX_SIDE || cols > MAX_SIDE {
-            return Err(Error::BadBoard { value: b.to_string(), why: "sides must be 1 or more and at most the maximum" });
+            return Err(Error::BadBoard {
+                value: b.to_string(),
+                why: "sides must be 1 or more and at most the maximum",
+            });
         }
         Ok(b)
     }
@@ -53,7 +56,10 @@ impl Board {
 
     #[must_use]
     pub const fn transposed(self) -> Board {
-        Board { rows: self.cols, cols: self.rows }
+        Board {
+            rows: self.cols,
+            cols: self.rows,
+        }
     }
 
     #[must_use]
@@ -68,7 +74,10 @@ impl Board {
 
     #[must_use]
     pub const fn square(self, index: u32) -> Square {
-        Square { row: index / self.cols, col: index % self.cols }
+        Square {
+            row: index / self.cols,
+            col: index % self.cols,
+        }
     }
 
     /// The colour of a square: 0 for the colour of a1, 1 for the other.
@@ -102,7 +111,10 @@ impl Board {
     /// board, the 4 that keep the axes on a rectangle.
     #[must_use]
     pub fn symmetries(self) -> Vec<Symmetry> {
-        Symmetry::ALL.into_iter().filter(|s| self.rows == self.cols || !s.transposes()).collect()
+        Symmetry::ALL
+            .into_iter()
+            .filter(|s| self.rows == self.cols || !s.transposes())
+            .collect()
     }
 
     /// The image of `sq` under `sym` (which must be one of [`Board::symmetries`]).
@@ -128,7 +140,9 @@ impl Board {
     /// The symmetry as a permutation of square indices.
     #[must_use]
     pub fn permutation(self, sym: Symmetry) -> Vec<u32> {
-        (0..self.squares() as u32).map(|i| self.index(self.apply(sym, self.square(i)))).collect()
+        (0..self.squares() as u32)
+            .map(|i| self.index(self.apply(sym, self.square(i))))
+            .collect()
     }
 
     /// The orbits of the squares under the symmetry group, each sorted, ordered by their
@@ -136,7 +150,11 @@ impl Board {
     #[must_use]
     pub fn orbits(self) -> Vec<Vec<u32>> {
         let n = self.squares() as usize;
-        let perms: Vec<Vec<u32>> = self.symmetries().into_iter().map(|s| self.permutation(s)).collect();
+        let perms: Vec<Vec<u32>> = self
+            .symmetries()
+            .into_iter()
+            .map(|s| self.permutation(s))
+            .collect();
         let mut seen = vec![false; n];
         let mut out = Vec::new();
         for i in 0..n {
@@ -162,8 +180,16 @@ pub struct Symmetry(pub u8);
 
 impl Symmetry {
     pub const IDENTITY: Symmetry = Symmetry(0);
-    pub const ALL: [Symmetry; 8] =
-        [Symmetry(0), Symmetry(1), Symmetry(2), Symmetry(3), Symmetry(4), Symmetry(5), Symmetry(6), Symmetry(7)];
+    pub const ALL: [Symmetry; 8] = [
+        Symmetry(0),
+        Symmetry(1),
+        Symmetry(2),
+        Symmetry(3),
+        Symmetry(4),
+        Symmetry(5),
+        Symmetry(6),
+        Symmetry(7),
+    ];
 
     #[must_use]
     pub const fn transposes(self) -> bool {
@@ -187,7 +213,9 @@ pub fn file_name(col: u32) -> String {
 
 /// Parses a square without knowing the board.
 pub fn parse_square_unchecked(s: &str) -> Result<Square> {
-    let bad = || Error::BadSquare { value: s.to_string() };
+    let bad = || Error::BadSquare {
+        value: s.to_string(),
+    };
     let t = s.trim();
     if let Some((c, r)) = t.split_once(',') {
         let col: u32 = c.trim().parse().map_err(|_| bad())?;
@@ -195,7 +223,10 @@ pub fn parse_square_unchecked(s: &str) -> Result<Square> {
         if col == 0 || rank == 0 || col > MAX_SIDE || rank > MAX_SIDE {
             return Err(bad());
         }
-        return Ok(Square { row: rank - 1, col: col - 1 });
+        return Ok(Square {
+            row: rank - 1,
+            col: col - 1,
+        });
     }
     let letters = t.bytes().take_while(u8::is_ascii_alphabetic).count();
     let (file, rank) = t.split_at(letters);
@@ -210,14 +241,20 @@ pub fn parse_square_unchecked(s: &str) -> Result<Square> {
     if rank == 0 || rank > u64::from(MAX_SIDE) || col > u64::from(MAX_SIDE) {
         return Err(bad());
     }
-    Ok(Square { row: rank as u32 - 1, col: col as u32 - 1 })
+    Ok(Square {
+        row: rank as u32 - 1,
+        col: col as u32 - 1,
+    })
 }
 
 impl FromStr for Board {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Board> {
-        let bad = |why| Error::BadBoard { value: s.to_string(), why };
+        let bad = |why| Error::BadBoard {
+            value: s.to_string(),
+            why,
+        };
         let t = s.trim().to_ascii_lowercase();
         let Some((r, c)) = t.split_once(['x', '×', '*']) else {
             return Err(bad("expected two sides separated by 'x'"));
@@ -226,7 +263,10 @@ impl FromStr for Board {
             if p.is_empty() {
                 return Err(bad("a side is missing"));
             }
-            let v: u64 = p.trim().parse().map_err(|_| bad("sides must be whole numbers"))?;
+            let v: u64 = p
+                .trim()
+                .parse()
+                .map_err(|_| bad("sides must be whole numbers"))?;
             if v == 0 {
                 return Err(bad("sides must be at least 1"));
             }
@@ -235,7 +275,10 @@ impl FromStr for Board {
             }
             Ok(v as u32)
         };
-        Ok(Board { rows: side(r)?, cols: side(c)? })
+        Ok(Board {
+            rows: side(r)?,
+            cols: side(c)?,
+        })
     }
 }
 
@@ -252,8 +295,17 @@ mod tests {
     #[test]
     fn parses_boards() {
         assert_eq!("8x8".parse::<Board>().unwrap(), Board { rows: 8, cols: 8 });
-        assert_eq!("3X10".parse::<Board>().unwrap(), Board { rows: 3, cols: 10 });
-        assert_eq!("1000x1001".parse::<Board>().unwrap(), Board { rows: 1000, cols: 1001 });
+        assert_eq!(
+            "3X10".parse::<Board>().unwrap(),
+            Board { rows: 3, cols: 10 }
+        );
+        assert_eq!(
+            "1000x1001".parse::<Board>().unwrap(),
+            Board {
+                rows: 1000,
+                cols: 1001
+            }
+        );
         for bad in ["0x5", "8x", "abc", "x8", "5x0", "-1x5", "10001x2", "8x8x8"] {
             assert!(bad.parse::<Board>().is_err(), "{bad}");
         }
@@ -261,7 +313,10 @@ mod tests {
 
     #[test]
     fn parses_squares() {
-        let b = Board { rows: 1000, cols: 1000 };
+        let b = Board {
+            rows: 1000,
+            cols: 1000,
+        };
         assert_eq!(b.parse_square("a1").unwrap(), Square::new(0, 0));
         assert_eq!(b.parse_square("h8").unwrap(), Square::new(7, 7));
         assert_eq!(b.parse_square("z3").unwrap(), Square::new(2, 25));
@@ -271,8 +326,14 @@ mod tests {
             assert!(b.parse_square(bad).is_err(), "{bad}");
         }
         let small = Board { rows: 5, cols: 5 };
-        assert!(matches!(small.parse_square("f1"), Err(Error::SquareOffBoard { .. })));
-        assert!(matches!(small.parse_square("a6"), Err(Error::SquareOffBoard { .. })));
+        assert!(matches!(
+            small.parse_square("f1"),
+            Err(Error::SquareOffBoard { .. })
+        ));
+        assert!(matches!(
+            small.parse_square("a6"),
+            Err(Error::SquareOffBoard { .. })
+        ));
     }
 
     #[test]

@@ -128,7 +128,9 @@ fn parse_piece(s: &str) -> Result<Piece, String> {
 }
 
 fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
-    let n: usize = s.parse().map_err(|_| format!("'{s}' is not a whole number (allowed: 1 or more threads)"))?;
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a whole number (allowed: 1 or more threads)"))?;
     NonZeroUsize::new(n).ok_or_else(|| "threads must be at least 1".to_string())
 }
 

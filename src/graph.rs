@@ -6,7 +6,16 @@ use crate::board::Board;
 use crate::piece::Piece;
 
 /// The knight's eight offsets, for the compile-time tables.
-pub const KNIGHT_OFFSETS: [(i32, i32); 8] = [(-2, -1), (-2, 1), (-1, -2), (-1, 2), (1, -2), (1, 2), (2, -1), (2, 1)];
+pub const KNIGHT_OFFSETS: [(i32, i32); 8] = [
+    (-2, -1),
+    (-2, 1),
+    (-1, -2),
+    (-1, 2),
+    (1, -2),
+    (1, 2),
+    (2, -1),
+    (2, 1),
+];
 
 /// The move mask of square `index` on a `rows`×`cols` board (`rows * cols <= 64`). Offsets are
 /// applied to (row, col) pairs, so no move wraps around an edge on any width.
@@ -83,14 +92,26 @@ impl SmallGraph {
                     (0..n)
                         .filter(|&i| {
                             let sq = board.square(i);
-                            board.contains(i64::from(sq.row) + i64::from(dr), i64::from(sq.col) + i64::from(dc))
+                            board.contains(
+                                i64::from(sq.row) + i64::from(dr),
+                                i64::from(sq.col) + i64::from(dc),
+                            )
                         })
                         .fold(0u64, |acc, i| acc | 1 << i),
                 );
-                from.any().then_some(ShiftDir { delta: dr * cols + dc, from })
+                from.any().then_some(ShiftDir {
+                    delta: dr * cols + dc,
+                    from,
+                })
             })
             .collect();
-        Some(SmallGraph { board, n, all: Bitboard::first(n), masks, dirs })
+        Some(SmallGraph {
+            board,
+            n,
+            all: Bitboard::first(n),
+            masks,
+            dirs,
+        })
     }
 
     /// Squares with at least one move into `s`.
@@ -149,7 +170,10 @@ pub struct Geometry {
 impl Geometry {
     #[must_use]
     pub fn new(board: Board, piece: &Piece) -> Geometry {
-        Geometry { board, offsets: piece.offsets() }
+        Geometry {
+            board,
+            offsets: piece.offsets(),
+        }
     }
 
     /// The squares one move from square index `i`, in offset order.
@@ -159,7 +183,8 @@ impl Geometry {
         let (r, c) = (i64::from(i / b.cols), i64::from(i % b.cols));
         self.offsets.iter().filter_map(move |&(dr, dc)| {
             let (nr, nc) = (r + i64::from(dr), c + i64::from(dc));
-            b.contains(nr, nc).then(|| (nr * i64::from(b.cols) + nc) as u32)
+            b.contains(nr, nc)
+                .then(|| (nr * i64::from(b.cols) + nc) as u32)
         })
     }
 }
@@ -183,7 +208,10 @@ mod tests {
                 let piece: Piece = piece.parse().unwrap();
                 let g = SmallGraph::new(Board { rows, cols }, &piece).unwrap();
                 for i in 0..g.n {
-                    assert_eq!(g.neighbours_of_set(Bitboard::from_square(i)), g.masks[i as usize]);
+                    assert_eq!(
+                        g.neighbours_of_set(Bitboard::from_square(i)),
+                        g.masks[i as usize]
+                    );
                     let geo = Geometry::new(g.board, &piece);
                     let from_geo = geo.neighbours(i).fold(Bitboard::EMPTY, Bitboard::with);
                     assert_eq!(from_geo, g.masks[i as usize]);

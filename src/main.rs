@@ -64,7 +64,10 @@ fn one_line(msg: &str) -> String {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// Writes to stdout; a closed pipe ends the program quietly (see `main`).
@@ -85,8 +88,12 @@ fn run(cli: Cli) -> Result<u8> {
 
 /// Checks that an optional square lies on the board.
 fn on_board(board: Board, sq: Option<Square>, what: &str) -> Result<Option<Square>> {
-    sq.map(|s| board.parse_square(&format!("{},{}", s.col + 1, s.row + 1)).map_err(|_| square_off(board, s, what)))
-        .transpose()
+    sq.map(|s| {
+        board
+            .parse_square(&format!("{},{}", s.col + 1, s.row + 1))
+            .map_err(|_| square_off(board, s, what))
+    })
+    .transpose()
 }
 
 fn square_off(board: Board, s: Square, what: &str) -> anyhow::Error {
@@ -135,10 +142,13 @@ fn run_tour(a: &TourArgs) -> Result<u8> {
 fn run_verify(a: &VerifyArgs) -> Result<u8> {
     let text = if a.file.as_os_str() == "-" {
         let mut s = String::new();
-        io::stdin().read_to_string(&mut s).context("cannot read the tour from standard input")?;
+        io::stdin()
+            .read_to_string(&mut s)
+            .context("cannot read the tour from standard input")?;
         s
     } else {
-        std::fs::read_to_string(&a.file).with_context(|| format!("cannot read '{}'", a.file.display()))?
+        std::fs::read_to_string(&a.file)
+            .with_context(|| format!("cannot read '{}'", a.file.display()))?
     };
     let (board, path) = match render::parse::parse_tour(&text, a.board) {
         Ok(p) => p,
@@ -170,11 +180,17 @@ fn run_verify(a: &VerifyArgs) -> Result<u8> {
 }
 
 /// Runs `f` on a pool of `threads` workers, or on rayon's global pool (every core).
-fn with_threads<T: Send>(threads: Option<std::num::NonZeroUsize>, f: impl FnOnce() -> T + Send) -> Result<T> {
+fn with_threads<T: Send>(
+    threads: Option<std::num::NonZeroUsize>,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T> {
     match threads {
         None => Ok(f()),
         Some(n) => {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(n.get()).build().context("cannot start threads")?;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n.get())
+                .build()
+                .context("cannot start threads")?;
             Ok(pool.install(f))
         }
     }
@@ -195,9 +211,17 @@ fn run_count(a: &CountArgs) -> Result<u8> {
         EngineArg::Naive => Engine::Naive,
     };
     count::check(board, &spec, engine)?;
-    let threads = a.threads.map_or_else(rayon::current_num_threads, std::num::NonZeroUsize::get);
-    let c = with_threads(a.threads, || count::count(board, &a.piece.piece, &spec, engine))??;
-    let engine_name = if engine == Engine::Naive { "naive" } else { "dfs" };
+    let threads = a
+        .threads
+        .map_or_else(rayon::current_num_threads, std::num::NonZeroUsize::get);
+    let c = with_threads(a.threads, || {
+        count::count(board, &a.piece.piece, &spec, engine)
+    })??;
+    let engine_name = if engine == Engine::Naive {
+        "naive"
+    } else {
+        "dfs"
+    };
     if a.json {
         emit(&(count_json(a, &spec, &c, engine_name, threads).to_string() + "\n"))?;
     } else {
@@ -208,7 +232,12 @@ fn run_count(a: &CountArgs) -> Result<u8> {
 
 fn describe(a: &CountArgs, spec: &CountSpec) -> String {
     let b = a.board;
-    let mut s = format!("{} {} tours of the {}", b, if spec.closed { "closed" } else { "open" }, a.piece.piece);
+    let mut s = format!(
+        "{} {} tours of the {}",
+        b,
+        if spec.closed { "closed" } else { "open" },
+        a.piece.piece
+    );
     if let Some(f) = spec.from {
         s += &format!(" from {}", b.name(f));
     }
@@ -221,16 +250,29 @@ fn describe(a: &CountArgs, spec: &CountSpec) -> String {
 fn count_text(a: &CountArgs, spec: &CountSpec, c: &Count, engine: &str, threads: usize) -> String {
     let mut s = describe(a, spec);
     if spec.closed && (spec.from.is_none() || spec.to.is_none()) {
-        s += &format!(": {} (undirected cycles), {} directed\n", group(c.undirected), group(c.directed));
+        s += &format!(
+            ": {} (undirected cycles), {} directed\n",
+            group(c.undirected),
+            group(c.directed)
+        );
     } else if !spec.closed && spec.from.is_none() && spec.to.is_none() {
-        s += &format!(": {} directed, {} undirected\n", group(c.directed), group(c.undirected));
+        s += &format!(
+            ": {} directed, {} undirected\n",
+            group(c.directed),
+            group(c.undirected)
+        );
     } else {
         s += &format!(": {}\n", group(c.directed));
     }
     if let Some(r) = &c.reason {
         s += &format!("reason: {r}\n");
     }
-    s += &format!("method: {} ({engine} engine, {threads} thread{}, {:.3} s)\n", c.how, if threads == 1 { "" } else { "s" }, c.seconds);
+    s += &format!(
+        "method: {} ({engine} engine, {threads} thread{}, {:.3} s)\n",
+        c.how,
+        if threads == 1 { "" } else { "s" },
+        c.seconds
+    );
     if let Some(table) = &c.per_square {
         s += &per_square_grid(a.board, table);
     }
@@ -251,7 +293,12 @@ fn group(n: u64) -> String {
 }
 
 fn per_square_grid(b: Board, table: &[u64]) -> String {
-    let w = table.iter().map(|n| n.to_string().len()).max().unwrap_or(1).max(2);
+    let w = table
+        .iter()
+        .map(|n| n.to_string().len())
+        .max()
+        .unwrap_or(1)
+        .max(2);
     let mut s = String::from("directed open tours by start square:\n");
     for r in (0..b.rows).rev() {
         s += &format!("{:>3} ", r + 1);
@@ -268,7 +315,13 @@ fn per_square_grid(b: Board, table: &[u64]) -> String {
     s
 }
 
-fn count_json(a: &CountArgs, spec: &CountSpec, c: &Count, engine: &str, threads: usize) -> serde_json::Value {
+fn count_json(
+    a: &CountArgs,
+    spec: &CountSpec,
+    c: &Count,
+    engine: &str,
+    threads: usize,
+) -> serde_json::Value {
     let b = a.board;
     let mut v = serde_json::json!({
         "board": b.to_string(),
@@ -287,7 +340,9 @@ fn count_json(a: &CountArgs, spec: &CountSpec, c: &Count, engine: &str, threads:
         "reason": c.reason.as_ref().map(ToString::to_string),
     });
     if let Some(table) = &c.per_square {
-        let rows: Vec<Vec<u64>> = (0..b.rows).map(|r| table[(r * b.cols) as usize..((r + 1) * b.cols) as usize].to_vec()).collect();
+        let rows: Vec<Vec<u64>> = (0..b.rows)
+            .map(|r| table[(r * b.cols) as usize..((r + 1) * b.cols) as usize].to_vec())
+            .collect();
         v["per_square"] = serde_json::json!(rows);
     }
     v

@@ -25,7 +25,11 @@ impl Leaper {
     /// Normalised so that `a <= b`.
     #[must_use]
     pub const fn new(a: u32, b: u32) -> Leaper {
-        if a <= b { Leaper { a, b } } else { Leaper { a: b, b: a } }
+        if a <= b {
+            Leaper { a, b }
+        } else {
+            Leaper { a: b, b: a }
+        }
     }
 
     /// The distinct `(drow, dcol)` offsets of this leaper (8, or 4 when `a == 0` or `a == b`).
@@ -59,7 +63,9 @@ impl Default for Piece {
 impl Piece {
     #[must_use]
     pub fn knight() -> Piece {
-        Piece { leapers: vec![Leaper::KNIGHT] }
+        Piece {
+            leapers: vec![Leaper::KNIGHT],
+        }
     }
 
     /// A piece from leapers (sorted and deduplicated); `None` when empty or `(0, 0)` is among them.
@@ -99,7 +105,9 @@ impl Piece {
     pub fn is_move(&self, r1: u32, c1: u32, r2: u32, c2: u32) -> bool {
         let dr = r1.abs_diff(r2);
         let dc = c1.abs_diff(c2);
-        self.leapers.iter().any(|l| (l.a == dr && l.b == dc) || (l.a == dc && l.b == dr))
+        self.leapers
+            .iter()
+            .any(|l| (l.a == dr && l.b == dc) || (l.a == dc && l.b == dr))
     }
 
     /// True when every move changes the square's colour (the knight's parity argument applies).
@@ -113,7 +121,10 @@ impl FromStr for Piece {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Piece> {
-        let bad = |why| Error::BadPiece { value: s.to_string(), why };
+        let bad = |why| Error::BadPiece {
+            value: s.to_string(),
+            why,
+        };
         let mut leapers = Vec::new();
         for part in s.split('+') {
             let part = part.trim().to_ascii_lowercase();
@@ -128,8 +139,14 @@ impl FromStr for Piece {
                     let Some((a, b)) = p.split_once(',') else {
                         return Err(bad("unknown name"));
                     };
-                    let a: u32 = a.trim().parse().map_err(|_| bad("leap components must be whole numbers"))?;
-                    let b: u32 = b.trim().parse().map_err(|_| bad("leap components must be whole numbers"))?;
+                    let a: u32 = a
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("leap components must be whole numbers"))?;
+                    let b: u32 = b
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("leap components must be whole numbers"))?;
                     if a > MAX_LEAP || b > MAX_LEAP {
                         return Err(bad("a leap component is too large"));
                     }

@@ -32,14 +32,26 @@ impl<'g> Problem<'g> {
         for s in ends {
             weight[s as usize] = 1;
         }
-        Problem { g, ends, weight, id }
+        Problem {
+            g,
+            ends,
+            weight,
+            id,
+        }
     }
 
     /// A problem with explicit weights; the ends are the squares of non-zero weight.
     #[must_use]
     pub fn weighted(g: &'g SmallGraph, weight: [u8; 64], id: u64) -> Problem<'g> {
-        let ends = (0..g.n).filter(|&s| weight[s as usize] > 0).fold(Bitboard::EMPTY, Bitboard::with);
-        Problem { g, ends, weight, id }
+        let ends = (0..g.n)
+            .filter(|&s| weight[s as usize] > 0)
+            .fold(Bitboard::EMPTY, Bitboard::with);
+        Problem {
+            g,
+            ends,
+            weight,
+            id,
+        }
     }
 
     /// The moves from `(free, cur)` that can still lead to a complete path; empty when the node
@@ -68,7 +80,10 @@ impl<'g> Problem<'g> {
         let near_lone = lone & next;
         let allowed = if far_lone.any() {
             // far_lone is the end, so every near_lone square must be entered now
-            if far_lone.more_than_one() || (far_lone & !self.ends).any() || near_lone.more_than_one() {
+            if far_lone.more_than_one()
+                || (far_lone & !self.ends).any()
+                || near_lone.more_than_one()
+            {
                 return Bitboard::EMPTY;
             }
             if near_lone.any() { near_lone } else { next }
@@ -88,7 +103,9 @@ impl<'g> Problem<'g> {
                 next
             }
         };
-        if free.count() >= FLOOD_MIN && g.flood(Bitboard::from_square(free.first_square()), free) != free {
+        if free.count() >= FLOOD_MIN
+            && g.flood(Bitboard::from_square(free.first_square()), free) != free
+        {
             return Bitboard::EMPTY;
         }
         allowed
@@ -122,20 +139,33 @@ impl<'g> Problem<'g> {
     }
 
     /// The first complete path from `(free, cur)` in Warnsdorff order (fewest onward moves
-    /// first, ties to the lower square), found by an iterative depth-first search; `None` when
-    /// none exists. `budget` caps the nodes visited (`None` once spent: the answer is unknown).
+    /// first, ties to the lower square), found by an iterative depth-first search that remembers
+    /// dead states in a table; `Some(None)` proves that none exists. `budget` caps the nodes
+    /// visited (`None` once spent: the answer is unknown).
     #[must_use]
-    pub fn first_path(&self, free: Bitboard, cur: u32, budget: &mut u64) -> Option<Option<Vec<u32>>> {
+    pub fn first_path(
+        &self,
+        free: Bitboard,
+        cur: u32,
+        budget: &mut u64,
+    ) -> Option<Option<Vec<u32>>> {
         #[derive(Clone, Copy)]
         struct Frame {
             free: Bitboard,
+            cur: u32,
             order: [u8; 64],
             len: u8,
             at: u8,
         }
         let g = self.g;
         let make = |free: Bitboard, cur: u32| -> Frame {
-            let mut f = Frame { free, order: [0; 64], len: 0, at: 0 };
+            let mut f = Frame {
+                free,
+                cur,
+                order: [0; 64],
+                len: 0,
+                at: 0,
+            };
             if free.is_empty() {
                 return f;
             }
@@ -153,6 +183,8 @@ impl<'g> Problem<'g> {
             f.len = n as u8;
             f
         };
+        // states proved dead (no completion), so that other routes into them are cut at once
+        let mut dead = Memo::new(MEMO_BITS);
         let mut stack: Vec<Frame> = Vec::with_capacity(65);
         let mut path: Vec<u32> = vec![cur];
         stack.push(make(free, cur));
@@ -161,6 +193,7 @@ impl<'g> Problem<'g> {
                 return Some(Some(path));
             }
             if top.at == top.len {
+                dead.put(top.free, top.cur, self.id, 0);
                 stack.pop();
                 path.pop();
                 continue;
@@ -171,7 +204,11 @@ impl<'g> Problem<'g> {
             *budget -= 1;
             let w = u32::from(top.order[top.at as usize]);
             top.at += 1;
-            let child = make(top.free.without(w), w);
+            let child_free = top.free.without(w);
+            if dead.get(child_free, w, self.id).is_some() {
+                continue;
+            }
+            let child = make(child_free, w);
             path.push(w);
             stack.push(child);
         }
@@ -206,8 +243,6 @@ pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
     })
 }
 
-
-
 /// A fixed-size, lossy table of subtree counts keyed by `(free, cur, problem)`. Entries are only
 /// ever exact counts, so a lost entry costs time, never correctness; one table per thread.
 pub struct Memo {
@@ -237,7 +272,8 @@ impl Memo {
 
     #[inline]
     fn slot(&self, free: Bitboard, tag: u64) -> usize {
-        let h = (free.0 ^ tag.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        let h =
+            (free.0 ^ tag.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
         (h >> 40) as usize & self.mask
     }
 

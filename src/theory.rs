@@ -23,8 +23,8 @@ pub enum Obstruction {
     NoOpenTour,
     /// Colour parity: on an odd×odd board a tour starts and ends on a1's colour.
     MinorityColour(String),
-    /// A piece that moves nowhere on this board.
-    NoMoves,
+    /// 4×n: an open tour starts and ends on the outer ranks (files, for n×4).
+    InnerSquareOf4xN(String),
 }
 
 impl fmt::Display for Obstruction {
@@ -42,7 +42,10 @@ impl fmt::Display for Obstruction {
                 f,
                 "{sq} is on the minority colour of an odd-by-odd board; every knight move changes colour, so a tour must start and end on the colour of a1"
             ),
-            Obstruction::NoMoves => f.write_str("the piece has no move on this board"),
+            Obstruction::InnerSquareOf4xN(sq) => write!(
+                f,
+                "{sq} is on one of the two middle lines of a 4-wide board; knight moves from the outer lines only reach the middle ones, so a path starting there must alternate outer and middle lines, and with the colour alternation it would meet outer squares of one colour only (Schwenk's argument)"
+            ),
         }
     }
 }
@@ -84,6 +87,16 @@ pub fn open_obstruction(board: Board, piece: &Piece, from: Option<Square>) -> Op
         }
     }
     if let Some(sq) = from {
+        if piece.is_knight() && board.rows.min(board.cols) == 4 {
+            let (line, width) = if board.rows == 4 {
+                (sq.row, board.rows)
+            } else {
+                (sq.col, board.cols)
+            };
+            if width == 4 && (line == 1 || line == 2) {
+                return Some(Obstruction::InnerSquareOf4xN(board.name(sq)));
+            }
+        }
         if piece.is_colour_switching() && board.squares() % 2 == 1 && Board::colour(sq) == 1 {
             return Some(Obstruction::MinorityColour(board.name(sq)));
         }
@@ -102,9 +115,18 @@ mod tests {
     #[test]
     fn schwenk() {
         let k = Piece::knight();
-        assert_eq!(closed_obstruction(b(5, 5), &k), Some(Obstruction::OddSquares));
-        assert_eq!(closed_obstruction(b(4, 8), &k), Some(Obstruction::NarrowSide(4)));
-        assert_eq!(closed_obstruction(b(3, 8), &k), Some(Obstruction::SchwenkException));
+        assert_eq!(
+            closed_obstruction(b(5, 5), &k),
+            Some(Obstruction::OddSquares)
+        );
+        assert_eq!(
+            closed_obstruction(b(4, 8), &k),
+            Some(Obstruction::NarrowSide(4))
+        );
+        assert_eq!(
+            closed_obstruction(b(3, 8), &k),
+            Some(Obstruction::SchwenkException)
+        );
         assert_eq!(closed_obstruction(b(6, 6), &k), None);
         assert_eq!(closed_obstruction(b(3, 10), &k), None);
         assert_eq!(closed_obstruction(b(5, 6), &k), None);
@@ -113,11 +135,30 @@ mod tests {
     #[test]
     fn open_tours() {
         let k = Piece::knight();
-        assert_eq!(open_obstruction(b(4, 4), &k, None), Some(Obstruction::NoOpenTour));
-        assert_eq!(open_obstruction(b(3, 6), &k, None), Some(Obstruction::NoOpenTour));
+        assert_eq!(
+            open_obstruction(b(4, 4), &k, None),
+            Some(Obstruction::NoOpenTour)
+        );
+        assert_eq!(
+            open_obstruction(b(3, 6), &k, None),
+            Some(Obstruction::NoOpenTour)
+        );
         assert_eq!(open_obstruction(b(3, 4), &k, None), None);
         assert_eq!(open_obstruction(b(1, 1), &k, None), None);
-        assert!(matches!(open_obstruction(b(5, 5), &k, Some(Square::new(0, 1))), Some(Obstruction::MinorityColour(_))));
+        assert!(matches!(
+            open_obstruction(b(5, 5), &k, Some(Square::new(0, 1))),
+            Some(Obstruction::MinorityColour(_))
+        ));
         assert_eq!(open_obstruction(b(5, 5), &k, Some(Square::new(0, 0))), None);
+        assert!(matches!(
+            open_obstruction(b(4, 9), &k, Some(Square::new(1, 3))),
+            Some(Obstruction::InnerSquareOf4xN(_))
+        ));
+        assert!(matches!(
+            open_obstruction(b(9, 4), &k, Some(Square::new(3, 2))),
+            Some(Obstruction::InnerSquareOf4xN(_))
+        ));
+        assert_eq!(open_obstruction(b(4, 9), &k, Some(Square::new(3, 3))), None);
+        assert_eq!(open_obstruction(b(9, 4), &k, Some(Square::new(3, 0))), None);
     }
 }

@@ -19,14 +19,36 @@ pub struct Tour {
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum TourError {
     #[error("step {step}: square {square} is off the {board} board")]
-    OffBoard { step: usize, square: String, board: Board },
+    OffBoard {
+        step: usize,
+        square: String,
+        board: Board,
+    },
     #[error("step {step}: square {square} was already visited at step {first}")]
-    Revisit { step: usize, square: String, first: usize },
+    Revisit {
+        step: usize,
+        square: String,
+        first: usize,
+    },
     #[error("step {step}: {from} to {to} is not a move of the {piece}")]
-    BadMove { step: usize, from: String, to: String, piece: String },
-    #[error("the path has {got} squares but the {board} board has {expected}; first unvisited square: {missing}")]
-    Incomplete { got: usize, expected: u64, board: Board, missing: String },
-    #[error("the tour is open: its last square {last} is not one move from its first square {first}")]
+    BadMove {
+        step: usize,
+        from: String,
+        to: String,
+        piece: String,
+    },
+    #[error(
+        "the path has {got} squares but the {board} board has {expected}; first unvisited square: {missing}"
+    )]
+    Incomplete {
+        got: usize,
+        expected: u64,
+        board: Board,
+        missing: String,
+    },
+    #[error(
+        "the tour is open: its last square {last} is not one move from its first square {first}"
+    )]
     NotClosed { first: String, last: String },
     #[error("the path is empty")]
     Empty,
@@ -34,7 +56,12 @@ pub enum TourError {
 
 impl Tour {
     /// Checks `path` on `board` for `piece`; with `require_closed`, an open tour is an error.
-    pub fn verified(board: Board, piece: &Piece, path: Vec<Square>, require_closed: bool) -> Result<Tour, TourError> {
+    pub fn verified(
+        board: Board,
+        piece: &Piece,
+        path: Vec<Square>,
+        require_closed: bool,
+    ) -> Result<Tour, TourError> {
         let closed = verify(board, piece, &path)?;
         if require_closed && !closed {
             return Err(TourError::NotClosed {
@@ -42,7 +69,11 @@ impl Tour {
                 last: board.name(*path.last().expect("non-empty")),
             });
         }
-        Ok(Tour { board, closed, path })
+        Ok(Tour {
+            board,
+            closed,
+            path,
+        })
     }
 
     /// The square numbers in board order: `numbers[row][col]` is the 1-based step of that square.
@@ -68,12 +99,20 @@ pub fn verify(board: Board, piece: &Piece, path: &[Square]) -> Result<bool, Tour
     for (k, &sq) in path.iter().enumerate() {
         let step = k + 1;
         if sq.row >= board.rows || sq.col >= board.cols {
-            return Err(TourError::OffBoard { step, square: board.name(sq), board });
+            return Err(TourError::OffBoard {
+                step,
+                square: board.name(sq),
+                board,
+            });
         }
         let idx = board.index(sq) as usize;
         if seen[idx] {
             let first = path.iter().position(|&p| p == sq).expect("seen") + 1;
-            return Err(TourError::Revisit { step, square: board.name(sq), first });
+            return Err(TourError::Revisit {
+                step,
+                square: board.name(sq),
+                first,
+            });
         }
         seen.set(idx, true);
         if k > 0 {
@@ -112,17 +151,37 @@ mod tests {
     #[test]
     fn verifies_a_3x4_open_tour() {
         let b = Board { rows: 3, cols: 4 };
-        let path: Vec<Square> =
-            ["a1", "c2", "a3", "b1", "d2", "b3", "c1", "a2", "c3", "d1", "b2", "d3"].iter().map(|s| sq(b, s)).collect();
+        let path: Vec<Square> = [
+            "a1", "c2", "a3", "b1", "d2", "b3", "c1", "a2", "c3", "d1", "b2", "d3",
+        ]
+        .iter()
+        .map(|s| sq(b, s))
+        .collect();
         assert_eq!(verify(b, &Piece::knight(), &path), Ok(false));
-        assert!(matches!(Tour::verified(b, &Piece::knight(), path.clone(), true), Err(TourError::NotClosed { .. })));
+        assert!(matches!(
+            Tour::verified(b, &Piece::knight(), path.clone(), true),
+            Err(TourError::NotClosed { .. })
+        ));
         let mut bad = path.clone();
         bad.swap(1, 2);
-        assert!(matches!(verify(b, &Piece::knight(), &bad), Err(TourError::BadMove { step: 2, .. })));
+        assert!(matches!(
+            verify(b, &Piece::knight(), &bad),
+            Err(TourError::BadMove { step: 2, .. })
+        ));
         let mut rep = path.clone();
         rep[5] = rep[0];
-        assert!(matches!(verify(b, &Piece::knight(), &rep), Err(TourError::Revisit { step: 6, first: 1, .. })));
-        assert!(matches!(verify(b, &Piece::knight(), &path[..11]), Err(TourError::Incomplete { got: 11, .. })));
+        assert!(matches!(
+            verify(b, &Piece::knight(), &rep),
+            Err(TourError::Revisit {
+                step: 6,
+                first: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            verify(b, &Piece::knight(), &path[..11]),
+            Err(TourError::Incomplete { got: 11, .. })
+        ));
         assert_eq!(verify(b, &Piece::knight(), &[]), Err(TourError::Empty));
     }
 

@@ -85,8 +85,10 @@ pub fn obstruction(board: Board, piece: &Piece, spec: &CountSpec) -> Option<theo
     if spec.closed {
         theory::closed_obstruction(board, piece)
     } else {
-        theory::open_obstruction(board, piece, spec.from)
-            .or_else(|| spec.to.and_then(|t| theory::open_obstruction(board, piece, Some(t))))
+        theory::open_obstruction(board, piece, spec.from).or_else(|| {
+            spec.to
+                .and_then(|t| theory::open_obstruction(board, piece, Some(t)))
+        })
     }
 }
 
@@ -106,7 +108,9 @@ pub fn tally(kind: Tally, sum: u64, squares: u64) -> (u64, u64) {
 #[must_use]
 pub fn count_units(plan: &Plan, units: &[Unit]) -> Vec<u64> {
     let base = fresh_ids(plan.roots.len() as u64);
-    let problems: Vec<_> = (0..plan.roots.len()).map(|i| plan.problem(i, base)).collect();
+    let problems: Vec<_> = (0..plan.roots.len())
+        .map(|i| plan.problem(i, base))
+        .collect();
     units
         .par_iter()
         .with_max_len(1)
@@ -117,7 +121,11 @@ pub fn count_units(plan: &Plan, units: &[Unit]) -> Vec<u64> {
 /// The weighted total of counted units.
 #[must_use]
 pub fn weigh(plan: &Plan, units: &[Unit], counts: &[u64]) -> u64 {
-    units.iter().zip(counts).map(|(u, c)| plan.roots[u.root as usize].multiplier * c).sum()
+    units
+        .iter()
+        .zip(counts)
+        .map(|(u, c)| plan.roots[u.root as usize].multiplier * c)
+        .sum()
 }
 
 /// Counts tours of `piece` on `board` as `spec` asks, with `engine`, on the current rayon pool.
@@ -149,7 +157,10 @@ pub fn count(board: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> R
         }
         let mut table = vec![0u64; board.squares() as usize];
         for (orbit, root) in board.orbits().iter().filter_map(|o| {
-            plan.roots.iter().position(|r| r.start == o[0]).map(|i| (o, i))
+            plan.roots
+                .iter()
+                .position(|r| r.start == o[0])
+                .map(|i| (o, i))
         }) {
             for &s in orbit {
                 table[s as usize] = by_root[root];
@@ -158,7 +169,14 @@ pub fn count(board: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> R
         table
     });
     let (directed, undirected) = tally(plan.tally, sum, board.squares());
-    Ok(Count { directed, undirected, how: plan.how, reason: None, per_square, seconds: t0.elapsed().as_secs_f64() })
+    Ok(Count {
+        directed,
+        undirected,
+        how: plan.how,
+        reason: None,
+        per_square,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
 }
 
 fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Count {
@@ -172,7 +190,11 @@ fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Co
             _ => {
                 // every closed tour passes a1; read from there each cycle is found in both directions
                 let c = naive::count_from(board, piece, board.square(0), true, None);
-                (c, c / 2, "backtracking from a1, closed paths found twice each")
+                (
+                    c,
+                    c / 2,
+                    "backtracking from a1, closed paths found twice each",
+                )
             }
         }
     } else {
@@ -189,7 +211,16 @@ fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Co
         }
     };
     let per_square = spec.per_square.then(|| {
-        (0..n as u32).map(|i| naive::count_from(board, piece, board.square(i), false, None)).collect()
+        (0..n as u32)
+            .map(|i| naive::count_from(board, piece, board.square(i), false, None))
+            .collect()
     });
-    Count { directed, undirected, how: how.into(), reason: None, per_square, seconds: t0.elapsed().as_secs_f64() }
+    Count {
+        directed,
+        undirected,
+        how: how.into(),
+        reason: None,
+        per_square,
+        seconds: t0.elapsed().as_secs_f64(),
+    }
 }

@@ -34,7 +34,12 @@ impl Naive {
         for k in 0..self.offsets.len() {
             let (dr, dc) = self.offsets[k];
             let (nr, nc) = (r + dr, c + dc);
-            if nr >= 0 && nc >= 0 && nr < self.rows && nc < self.cols && !self.grid[nr as usize][nc as usize] {
+            if nr >= 0
+                && nc >= 0
+                && nr < self.rows
+                && nc < self.cols
+                && !self.grid[nr as usize][nc as usize]
+            {
                 self.grid[nr as usize][nc as usize] = true;
                 count += self.solve(nr, nc, visited + 1);
                 self.grid[nr as usize][nc as usize] = false;
@@ -47,7 +52,13 @@ impl Naive {
 /// Directed tours starting on `start` (ending on `to` when given); with `closed`, only those whose
 /// last square is one move from the first.
 #[must_use]
-pub fn count_from(board: Board, piece: &Piece, start: Square, closed: bool, to: Option<Square>) -> u64 {
+pub fn count_from(
+    board: Board,
+    piece: &Piece,
+    start: Square,
+    closed: bool,
+    to: Option<Square>,
+) -> u64 {
     let mut s = Naive {
         rows: board.rows as i32,
         cols: board.cols as i32,
@@ -82,6 +93,15 @@ mod tests {
         assert_eq!(count_open_all(Board { rows: 4, cols: 4 }, &k, None), 0);
         assert_eq!(count_open_all(Board { rows: 1, cols: 1 }, &k, None), 1);
         // 3x10 has 16 closed tours; read from a1 each is found in both directions
-        assert_eq!(count_from(Board { rows: 3, cols: 10 }, &k, Square::new(0, 0), true, None), 32);
+        assert_eq!(
+            count_from(
+                Board { rows: 3, cols: 10 },
+                &k,
+                Square::new(0, 0),
+                true,
+                None
+            ),
+            32
+        );
     }
 }

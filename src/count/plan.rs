@@ -69,13 +69,20 @@ impl Plan {
         let all = g.all;
         let idx = |s: Square| board.index(s);
         // squares no tour can end on: the minority colour of an odd board, for a colour-switching piece
-        let parity_ok = |s: u32| !(piece.is_colour_switching() && g.n % 2 == 1 && Board::colour(board.square(s)) == 1);
+        let parity_ok = |s: u32| {
+            !(piece.is_colour_switching() && g.n % 2 == 1 && Board::colour(board.square(s)) == 1)
+        };
         let plain = |start: u32, ends: Bitboard| -> Root {
             let mut weight = [0u8; 64];
             for e in ends {
                 weight[e as usize] = 1;
             }
-            Root { start, free: all.without(start), weight, multiplier: 1 }
+            Root {
+                start,
+                free: all.without(start),
+                weight,
+                multiplier: 1,
+            }
         };
         if spec.closed {
             let (roots, how) = match (spec.from, spec.to) {
@@ -86,12 +93,18 @@ impl Plan {
                     } else {
                         Vec::new()
                     };
-                    (roots, "closed tours from the start square whose last square is the given end".to_string())
+                    (
+                        roots,
+                        "closed tours from the start square whose last square is the given end"
+                            .to_string(),
+                    )
                 }
                 (from, to) => {
                     // every cycle passes every square: anchor it at a square of least degree and
                     // count paths between each pair of its neighbours
-                    let anchor = (0..g.n).min_by_key(|&s| g.masks[s as usize].count()).expect("a square");
+                    let anchor = (0..g.n)
+                        .min_by_key(|&s| g.masks[s as usize].count())
+                        .expect("a square");
                     let nb: Vec<u32> = g.masks[anchor as usize].iter().collect();
                     let mut roots = Vec::new();
                     for (i, &a) in nb.iter().enumerate() {
@@ -101,7 +114,9 @@ impl Plan {
                             roots.push(r);
                         }
                     }
-                    let through = from.or(to).map(|s| format!(" (every closed tour passes {})", board.name(s)));
+                    let through = from
+                        .or(to)
+                        .map(|s| format!(" (every closed tour passes {})", board.name(s)));
                     let how = format!(
                         "cycles anchored at {} (degree {}): paths between each of its {} neighbour pairs{}",
                         board.name(board.square(anchor)),
@@ -112,24 +127,51 @@ impl Plan {
                     (roots, how)
                 }
             };
-            let tally = if spec.from.is_some() && spec.to.is_some() { Tally::Fixed } else { Tally::Cycles };
-            return Plan { graph: g, roots, tally, how };
+            let tally = if spec.from.is_some() && spec.to.is_some() {
+                Tally::Fixed
+            } else {
+                Tally::Cycles
+            };
+            return Plan {
+                graph: g,
+                roots,
+                tally,
+                how,
+            };
         }
         match (spec.from, spec.to) {
             (Some(s), to) => {
                 let ends = to.map_or(all, |t| Bitboard::from_square(idx(t)));
                 let root = plain(idx(s), ends);
-                Plan { graph: g, roots: vec![root], tally: Tally::Fixed, how: "paths from the start square".into() }
+                Plan {
+                    graph: g,
+                    roots: vec![root],
+                    tally: Tally::Fixed,
+                    how: "paths from the start square".into(),
+                }
             }
             (None, Some(t)) => {
                 let root = plain(idx(t), all);
                 let how = "paths ending on the square, counted from it in reverse".into();
-                Plan { graph: g, roots: vec![root], tally: Tally::Fixed, how }
+                Plan {
+                    graph: g,
+                    roots: vec![root],
+                    tally: Tally::Fixed,
+                    how,
+                }
             }
             (None, None) if !spec.symmetry => {
-                let roots: Vec<Root> = (0..g.n).filter(|&s| parity_ok(s)).map(|s| plain(s, all)).collect();
+                let roots: Vec<Root> = (0..g.n)
+                    .filter(|&s| parity_ok(s))
+                    .map(|s| plain(s, all))
+                    .collect();
                 let how = format!("every start square searched ({} squares)", roots.len());
-                Plan { graph: g, roots, tally: Tally::OpenAll, how }
+                Plan {
+                    graph: g,
+                    roots,
+                    tally: Tally::OpenAll,
+                    how,
+                }
             }
             (None, None) => {
                 let orbits = board.orbits();
@@ -157,10 +199,19 @@ impl Plan {
                             }
                         }
                     }
-                    roots.push(Root { start: rep, free: all.without(rep), weight, multiplier: orbit.len() as u64 });
+                    roots.push(Root {
+                        start: rep,
+                        free: all.without(rep),
+                        weight,
+                        multiplier: orbit.len() as u64,
+                    });
                 }
                 let how = if spec.per_square {
-                    format!("one start square per symmetry orbit ({} of {} squares), times the orbit size", roots.len(), g.n)
+                    format!(
+                        "one start square per symmetry orbit ({} of {} squares), times the orbit size",
+                        roots.len(),
+                        g.n
+                    )
                 } else {
                     format!(
                         "one start square per symmetry orbit ({} of {} squares), times the orbit size; each path counted from its end in the earlier orbit, twice",
@@ -168,7 +219,12 @@ impl Plan {
                         g.n
                     )
                 };
-                Plan { graph: g, roots, tally: Tally::OpenAll, how }
+                Plan {
+                    graph: g,
+                    roots,
+                    tally: Tally::OpenAll,
+                    how,
+                }
             }
         }
     }
@@ -184,9 +240,18 @@ impl Plan {
     /// and dropping dead nodes. The result depends on the plan and `target` only.
     #[must_use]
     pub fn units(&self, target: usize) -> Vec<Unit> {
-        let problems: Vec<Problem<'_>> = (0..self.roots.len()).map(|i| self.problem(i, 0)).collect();
-        let mut units: Vec<Unit> =
-            self.roots.iter().enumerate().map(|(i, r)| Unit { root: i as u32, free: r.free, cur: r.start }).collect();
+        let problems: Vec<Problem<'_>> =
+            (0..self.roots.len()).map(|i| self.problem(i, 0)).collect();
+        let mut units: Vec<Unit> = self
+            .roots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Unit {
+                root: i as u32,
+                free: r.free,
+                cur: r.start,
+            })
+            .collect();
         while units.len() < target {
             let mut next = Vec::with_capacity(units.len() * 4);
             let mut grew = false;
@@ -203,7 +268,11 @@ impl Plan {
                     .map(|w| ((self.graph.masks[w as usize] & u.free).count(), w))
                     .collect();
                 kids.sort_unstable();
-                next.extend(kids.into_iter().map(|(_, w)| Unit { root: u.root, free: u.free.without(w), cur: w }));
+                next.extend(kids.into_iter().map(|(_, w)| Unit {
+                    root: u.root,
+                    free: u.free.without(w),
+                    cur: w,
+                }));
             }
             if !grew {
                 break;

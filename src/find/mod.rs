@@ -2,6 +2,7 @@
 //! restarts, then (on boards of up to 64 squares) an exact search that either finds a tour or
 //! proves there is none from the start square.
 
+mod backtrack;
 mod warnsdorff;
 
 use std::fmt;
@@ -36,7 +37,13 @@ pub struct FindOptions {
 impl FindOptions {
     #[must_use]
     pub fn new(closed: bool, from: Option<Square>, seed: u64) -> FindOptions {
-        FindOptions { closed, from, seed, attempts: 24, exact_budget: 200_000_000 }
+        FindOptions {
+            closed,
+            from,
+            seed,
+            attempts: 16,
+            exact_budget: 200_000_000,
+        }
     }
 }
 
@@ -45,13 +52,17 @@ impl FindOptions {
 pub enum Method {
     Warnsdorff { attempt: u32 },
     Exact,
+    Backtrack,
 }
 
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Method::Warnsdorff { attempt } => write!(f, "Warnsdorff with rotations (attempt {})", attempt + 1),
+            Method::Warnsdorff { attempt } => {
+                write!(f, "Warnsdorff with rotations (attempt {})", attempt + 1)
+            }
             Method::Exact => f.write_str("exact search"),
+            Method::Backtrack => f.write_str("backtracking search"),
         }
     }
 }
@@ -62,17 +73,34 @@ pub enum FindError {
     #[error(transparent)]
     Input(#[from] Error),
     #[error("no {kind} tour on {board}: {reason}")]
-    Impossible { kind: &'static str, board: Board, reason: Obstruction },
+    Impossible {
+        kind: &'static str,
+        board: Board,
+        reason: Obstruction,
+    },
     #[error("no {kind} tour on {board}: {reason}")]
-    Graph { kind: &'static str, board: Board, reason: String },
+    Graph {
+        kind: &'static str,
+        board: Board,
+        reason: String,
+    },
     #[error("no {kind} tour on {board} starts on {from}: an exhaustive search found none")]
-    ProvedNone { kind: &'static str, board: Board, from: String },
+    ProvedNone {
+        kind: &'static str,
+        board: Board,
+        from: String,
+    },
     #[error("internal error: a search produced an invalid tour: {0}")]
     Internal(#[from] crate::tour::TourError),
     #[error(
         "no {kind} tour found on {board} from {from} after {attempts} attempts (no proof that none exists); try another --seed"
     )]
-    GaveUp { kind: &'static str, board: Board, from: String, attempts: u32 },
+    GaveUp {
+        kind: &'static str,
+        board: Board,
+        from: String,
+        attempts: u32,
+    },
 }
 
 /// A found, verified tour and how it was found.
@@ -96,17 +124,25 @@ fn graph_obstruction(geo: &Geometry, closed: bool) -> Option<String> {
     for i in 0..n as u32 {
         let d = geo.neighbours(i).count();
         if d == 0 {
-            return Some(format!("square {} has no move", geo.board.name(geo.board.square(i))));
+            return Some(format!(
+                "square {} has no move",
+                geo.board.name(geo.board.square(i))
+            ));
         }
         if d == 1 {
             if closed {
-                return Some(format!("square {} has only one move", geo.board.name(geo.board.square(i))));
+                return Some(format!(
+                    "square {} has only one move",
+                    geo.board.name(geo.board.square(i))
+                ));
             }
             low += 1;
         }
     }
     if low > 2 {
-        return Some(format!("{low} squares have only one move, but a path has two ends"));
+        return Some(format!(
+            "{low} squares have only one move, but a path has two ends"
+        ));
     }
     let mut seen: BitVec = bitvec![0; n];
     let mut stack = vec![0u32];
@@ -121,7 +157,11 @@ fn graph_obstruction(geo: &Geometry, closed: bool) -> Option<String> {
             }
         }
     }
-    (reached < n).then(|| format!("the piece's moves split the board: from a1 it reaches only {reached} of {n} squares"))
+    (reached < n).then(|| {
+        format!(
+            "the piece's moves split the board: from a1 it reaches only {reached} of {n} squares"
+        )
+    })
 }
 
 /// Finds one tour of `piece` on `board`, verified before it is returned.
@@ -143,11 +183,19 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
         theory::open_obstruction(board, piece, opts.from)
     };
     if let Some(reason) = theorem {
-        return Err(FindError::Impossible { kind: k, board, reason });
+        return Err(FindError::Impossible {
+            kind: k,
+            board,
+            reason,
+        });
     }
     let geo = Geometry::new(board, piece);
     if let Some(reason) = graph_obstruction(&geo, opts.closed) {
-        return Err(FindError::Graph { kind: k, board, reason });
+        return Err(FindError::Graph {
+            kind: k,
+            board,
+            reason,
+        });
     }
     let from = opts.from.unwrap_or(Square::new(0, 0));
     let start = board.index(from);
@@ -157,7 +205,9 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
     };
     let n = board.squares() as usize;
     for attempt in 0..opts.attempts {
-        let seed = opts.seed.wrapping_add(u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let seed = opts
+            .seed
+            .wrapping_add(u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut walk = warnsdorff::Walk::new(&geo, start, seed);
         if !walk.complete() {
             continue;
@@ -168,27 +218,70 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
         let mut path = walk.path;
         if opts.closed {
             // the cycle may be read from any square: renumber it to start on the requested one
-            let at = path.iter().position(|&s| s == start).expect("tour covers the start");
+            let at = path
+                .iter()
+                .position(|&s| s == start)
+                .expect("tour covers the start");
             path.rotate_left(at);
         }
         let tour = verify(board, piece, &path, opts.closed)?;
-        return Ok(Found { tour, method: Method::Warnsdorff { attempt } });
+        return Ok(Found {
+            tour,
+            method: Method::Warnsdorff { attempt },
+        });
     }
-    if let Some(g) = SmallGraph::new(board, piece) {
-        let (free, ends) = if opts.closed {
-            (g.all.without(start), g.masks[start as usize])
+    let small = SmallGraph::new(board, piece);
+    // on small boards the exact search decides most cases at once (a tour, or a proof of none)
+    let exact = |budget: u64| -> Option<Result<Found, FindError>> {
+        let g = small.as_ref()?;
+        let ends = if opts.closed {
+            g.masks[start as usize]
         } else {
-            (g.all.without(start), g.all)
+            g.all
         };
-        let problem = Problem::new(&g, ends, 0);
-        let mut budget = opts.exact_budget;
-        return match problem.first_path(free, start, &mut budget) {
-            Some(Some(path)) => Ok(Found { tour: verify(board, piece, &path, opts.closed)?, method: Method::Exact }),
-            Some(None) => Err(FindError::ProvedNone { kind: k, board, from: board.name(from) }),
-            None => Err(FindError::GaveUp { kind: k, board, from: board.name(from), attempts: opts.attempts }),
-        };
+        let mut budget = budget;
+        match Problem::new(g, ends, 0).first_path(g.all.without(start), start, &mut budget)? {
+            Some(path) => Some(verify(board, piece, &path, opts.closed).map(|tour| Found {
+                tour,
+                method: Method::Exact,
+            })),
+            None => Some(Err(FindError::ProvedNone {
+                kind: k,
+                board,
+                from: board.name(from),
+            })),
+        }
+    };
+    if let Some(answer) = exact(opts.exact_budget / 64) {
+        return answer;
     }
-    Err(FindError::GaveUp { kind: k, board, from: board.name(from), attempts: opts.attempts })
+    // depth-first search has heavy tails: many short randomised runs beat one long one
+    let mut budget = 20_000u64;
+    let mut spent = 0u64;
+    let mut run = 0u64;
+    while spent < opts.exact_budget / 4 {
+        let seed = opts.seed ^ run.wrapping_mul(0xA076_1D64_78BD_642F);
+        if let Some(path) = backtrack::Backtrack::new(&geo, opts.closed, seed).run(start, budget) {
+            return Ok(Found {
+                tour: verify(board, piece, &path, opts.closed)?,
+                method: Method::Backtrack,
+            });
+        }
+        spent += budget;
+        run += 1;
+        if run % 4 == 0 {
+            budget *= 2;
+        }
+    }
+    if let Some(answer) = exact(opts.exact_budget) {
+        return answer;
+    }
+    Err(FindError::GaveUp {
+        kind: k,
+        board,
+        from: board.name(from),
+        attempts: opts.attempts,
+    })
 }
 
 /// Every path handed out goes through the tour checker; a failure here is a bug in a search.
@@ -200,7 +293,13 @@ fn verify(board: Board, piece: &Piece, path: &[u32], closed: bool) -> Result<Tou
 /// A closed-tour search from `start` on a small board seen as its own problem (for tests).
 #[must_use]
 pub fn exact_exists(g: &SmallGraph, start: u32, closed: bool, budget: &mut u64) -> Option<bool> {
-    let ends = if closed { g.masks[start as usize] } else { g.all };
+    let ends = if closed {
+        g.masks[start as usize]
+    } else {
+        g.all
+    };
     let free: Bitboard = g.all.without(start);
-    Problem::new(g, ends, 0).first_path(free, start, budget).map(|p| p.is_some())
+    Problem::new(g, ends, 0)
+        .first_path(free, start, budget)
+        .map(|p| p.is_some())
 }

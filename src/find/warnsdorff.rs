@@ -26,7 +26,9 @@ const NOWHERE: u32 = u32::MAX;
 impl<'a> Walk<'a> {
     pub(crate) fn new(geo: &'a Geometry, start: u32, seed: u64) -> Walk<'a> {
         let n = geo.board.squares() as usize;
-        let degree = (0..n as u32).map(|i| geo.neighbours(i).count() as u8).collect();
+        let degree = (0..n as u32)
+            .map(|i| geo.neighbours(i).count() as u8)
+            .collect();
         let mut w = Walk {
             geo,
             visited: bitvec![0; n],
@@ -76,7 +78,12 @@ impl<'a> Walk<'a> {
                 .filter(|&x| !self.visited[x as usize])
                 .map(|x| u32::from(self.degree[x as usize]))
                 .sum();
-            let key = (self.degree[w as usize], pohl, -self.centre_distance(w), self.rng.u32(..));
+            let key = (
+                self.degree[w as usize],
+                pohl,
+                -self.centre_distance(w),
+                self.rng.u32(..),
+            );
             if best.is_none_or(|(k, _)| key < k) {
                 best = Some((key, w));
             }
@@ -115,7 +122,10 @@ impl<'a> Walk<'a> {
             if pivots.is_empty() {
                 return false;
             }
-            if let Some(&i) = pivots.iter().find(|&&i| self.degree[self.path[i + 1] as usize] > 0) {
+            if let Some(&i) = pivots
+                .iter()
+                .find(|&&i| self.degree[self.path[i + 1] as usize] > 0)
+            {
                 self.rotate(i);
                 return true;
             }

@@ -35,7 +35,10 @@ impl TourJson {
 
     #[must_use]
     pub fn board(&self) -> Board {
-        Board { rows: self.rows, cols: self.cols }
+        Board {
+            rows: self.rows,
+            cols: self.cols,
+        }
     }
 
     #[must_use]

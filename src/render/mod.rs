@@ -43,10 +43,18 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
 pub fn grid(tour: &Tour) -> String {
     let b = tour.board;
     let numbers = tour.numbering();
-    let width = b.squares().to_string().len().max(file_name(b.cols - 1).len());
+    let width = b
+        .squares()
+        .to_string()
+        .len()
+        .max(file_name(b.cols - 1).len());
     let label = b.rows.to_string().len();
     let mut out = String::new();
-    let rule = format!("{:label$} +{}+\n", "", "-".repeat((width + 1) * b.cols as usize + 1));
+    let rule = format!(
+        "{:label$} +{}+\n",
+        "",
+        "-".repeat((width + 1) * b.cols as usize + 1)
+    );
     out.push_str(&rule);
     for r in (0..b.rows as usize).rev() {
         let _ = write!(out, "{:>label$} |", r + 1);
@@ -67,7 +75,12 @@ pub fn grid(tour: &Tour) -> String {
 /// Algebraic squares in order, separated by spaces.
 #[must_use]
 pub fn moves(tour: &Tour) -> String {
-    let mut out = tour.path.iter().map(|&s| tour.board.name(s)).collect::<Vec<_>>().join(" ");
+    let mut out = tour
+        .path
+        .iter()
+        .map(|&s| tour.board.name(s))
+        .collect::<Vec<_>>()
+        .join(" ");
     out.push('\n');
     out
 }
@@ -79,10 +92,12 @@ mod tests {
 
     fn tour_3x4() -> Tour {
         let b = Board { rows: 3, cols: 4 };
-        let path = ["a1", "c2", "a3", "b1", "d2", "b3", "c1", "a2", "c3", "d1", "b2", "d3"]
-            .iter()
-            .map(|s| b.parse_square(s).unwrap())
-            .collect::<Vec<Square>>();
+        let path = [
+            "a1", "c2", "a3", "b1", "d2", "b3", "c1", "a2", "c3", "d1", "b2", "d3",
+        ]
+        .iter()
+        .map(|s| b.parse_square(s).unwrap())
+        .collect::<Vec<Square>>();
         Tour::verified(b, &Piece::knight(), path, false).unwrap()
     }
 
@@ -93,7 +108,11 @@ mod tests {
         assert_eq!(lines.len(), 6);
         assert_eq!(lines[0].trim(), lines[4].trim());
         assert!(lines[3].starts_with("1 |  1  4  7 10 |"), "{}", lines[3]);
-        assert!(lines[5].trim_start().starts_with("a  b  c  d"), "{}", lines[5]);
+        assert!(
+            lines[5].trim_start().starts_with("a  b  c  d"),
+            "{}",
+            lines[5]
+        );
     }
 
     #[test]

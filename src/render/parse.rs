@@ -21,11 +21,13 @@ pub enum ParseError {
 pub fn parse_tour(text: &str, board: Option<Board>) -> Result<(Board, Vec<Square>), ParseError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err(ParseError::Format("the input is empty: give a tour as a grid, moves or JSON".into()));
+        return Err(ParseError::Format(
+            "the input is empty: give a tour as a grid, moves or JSON".into(),
+        ));
     }
     let (found, path) = if t.starts_with('{') {
-        let j: TourJson =
-            serde_json::from_str(t).map_err(|e| ParseError::Format(format!("the input is not valid tour JSON: {e}")))?;
+        let j: TourJson = serde_json::from_str(t)
+            .map_err(|e| ParseError::Format(format!("the input is not valid tour JSON: {e}")))?;
         Board::new(j.rows, j.cols).map_err(|e| ParseError::Format(e.to_string()))?;
         (Some(j.board()), j.squares())
     } else if looks_like_grid(t) {
@@ -36,7 +38,9 @@ pub fn parse_tour(text: &str, board: Option<Board>) -> Result<(Board, Vec<Square
     };
     let board = match (found, board) {
         (Some(f), Some(b)) if f != b => {
-            return Err(ParseError::Format(format!("the tour is for a {f} board but --board says {b}")));
+            return Err(ParseError::Format(format!(
+                "the tour is for a {f} board but --board says {b}"
+            )));
         }
         (Some(f), _) | (None, Some(f)) => f,
         (None, None) => {
@@ -52,14 +56,19 @@ pub fn parse_tour(text: &str, board: Option<Board>) -> Result<(Board, Vec<Square
 fn looks_like_grid(t: &str) -> bool {
     let first = t.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let first = first.trim();
-    first.starts_with('+') || first.contains('|') || first.split_whitespace().all(|w| w.parse::<u64>().is_ok())
+    first.starts_with('+')
+        || first.contains('|')
+        || first.split_whitespace().all(|w| w.parse::<u64>().is_ok())
 }
 
 fn parse_grid(t: &str) -> Result<(Board, Vec<Square>), ParseError> {
     let mut rows: Vec<Vec<u64>> = Vec::new();
     for line in t.lines() {
         let l = line.trim();
-        if l.is_empty() || l.chars().all(|c| matches!(c, '+' | '-' | ' ')) || l.chars().all(|c| c.is_ascii_alphabetic() || c == ' ') {
+        if l.is_empty()
+            || l.chars().all(|c| matches!(c, '+' | '-' | ' '))
+            || l.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+        {
             continue;
         }
         // "8 | 1 2 3 |": the numbers between the bars; a bare line is all numbers
@@ -69,7 +78,11 @@ fn parse_grid(t: &str) -> Result<(Board, Vec<Square>), ParseError> {
         };
         let nums = inner
             .split_whitespace()
-            .map(|w| w.parse::<u64>().map_err(|_| ParseError::Format(format!("grid line '{l}': '{w}' is not a number"))))
+            .map(|w| {
+                w.parse::<u64>().map_err(|_| {
+                    ParseError::Format(format!("grid line '{l}': '{w}' is not a number"))
+                })
+            })
             .collect::<Result<Vec<u64>, _>>()?;
         rows.push(nums);
     }
@@ -78,9 +91,14 @@ fn parse_grid(t: &str) -> Result<(Board, Vec<Square>), ParseError> {
         return Err(ParseError::Format("the grid has no numbers".into()));
     }
     if let Some(r) = rows.iter().find(|r| r.len() != cols) {
-        return Err(ParseError::Format(format!("grid rows differ in length: {} and {}", cols, r.len())));
+        return Err(ParseError::Format(format!(
+            "grid rows differ in length: {} and {}",
+            cols,
+            r.len()
+        )));
     }
-    let board = Board::new(rows.len() as u32, cols as u32).map_err(|e| ParseError::Format(e.to_string()))?;
+    let board = Board::new(rows.len() as u32, cols as u32)
+        .map_err(|e| ParseError::Format(e.to_string()))?;
     let n = board.squares() as usize;
     let mut at: Vec<Option<Square>> = vec![None; n];
     // the first printed line is the top rank
@@ -104,7 +122,12 @@ fn parse_grid(t: &str) -> Result<(Board, Vec<Square>), ParseError> {
             at[k as usize - 1] = Some(sq);
         }
     }
-    Ok((board, at.into_iter().map(|s| s.expect("n distinct numbers in 1..n")).collect()))
+    Ok((
+        board,
+        at.into_iter()
+            .map(|s| s.expect("n distinct numbers in 1..n"))
+            .collect(),
+    ))
 }
 
 fn parse_moves(t: &str) -> Result<Vec<Square>, ParseError> {
@@ -127,8 +150,14 @@ mod tests {
         let (b, p) = parse_tour("3 2\n1 4\n", None).unwrap();
         assert_eq!(b, Board { rows: 2, cols: 2 });
         assert_eq!(p[0], Square::new(0, 0));
-        assert!(matches!(parse_tour("1 2\n1 4\n", None), Err(ParseError::Numbering(_))));
-        assert!(matches!(parse_tour("1 2\n3 9\n", None), Err(ParseError::Numbering(_))));
+        assert!(matches!(
+            parse_tour("1 2\n1 4\n", None),
+            Err(ParseError::Numbering(_))
+        ));
+        assert!(matches!(
+            parse_tour("1 2\n3 9\n", None),
+            Err(ParseError::Numbering(_))
+        ));
     }
 
     #[test]
@@ -136,10 +165,15 @@ mod tests {
         let (b, p) = parse_tour("a1 c2 b4", None).unwrap();
         assert_eq!(b, Board { rows: 4, cols: 3 });
         assert_eq!(p.len(), 3);
-        assert!(matches!(parse_tour("a1 zz", None), Err(ParseError::Format(_))));
+        assert!(matches!(
+            parse_tour("a1 zz", None),
+            Err(ParseError::Format(_))
+        ));
         let j = r#"{"rows":3,"cols":4,"closed":false,"path":[[0,0]]}"#;
-        assert!(matches!(parse_tour(j, Some(Board { rows: 4, cols: 4 })), Err(ParseError::Format(_))));
+        assert!(matches!(
+            parse_tour(j, Some(Board { rows: 4, cols: 4 })),
+            Err(ParseError::Format(_))
+        ));
         assert!(matches!(parse_tour("", None), Err(ParseError::Format(_))));
     }
-
 }

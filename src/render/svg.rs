@@ -12,7 +12,12 @@ pub fn svg(tour: &Tour) -> String {
     // squares shrink on big boards so the picture stays a sensible size
     let cell: f64 = (800.0 / f64::from(b.rows.max(b.cols))).clamp(2.0, 48.0);
     let (w, h) = (cell * f64::from(b.cols), cell * f64::from(b.rows));
-    let centre = |row: u32, col: u32| (cell * (f64::from(col) + 0.5), cell * (f64::from(b.rows - 1 - row) + 0.5));
+    let centre = |row: u32, col: u32| {
+        (
+            cell * (f64::from(col) + 0.5),
+            cell * (f64::from(b.rows - 1 - row) + 0.5),
+        )
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -24,7 +29,10 @@ pub fn svg(tour: &Tour) -> String {
         for c in 0..b.cols {
             if (r + c) % 2 == 0 {
                 let (x, y) = (cell * f64::from(c), cell * f64::from(b.rows - 1 - r));
-                let _ = write!(out, r#"<rect x="{x}" y="{y}" width="{cell}" height="{cell}"/>"#);
+                let _ = write!(
+                    out,
+                    r#"<rect x="{x}" y="{y}" width="{cell}" height="{cell}"/>"#
+                );
             }
         }
     }
@@ -51,7 +59,10 @@ pub fn svg(tour: &Tour) -> String {
     let (sx, sy) = centre(first.row, first.col);
     let (ex, ey) = centre(last.row, last.col);
     let rad = cell / 4.0;
-    let _ = writeln!(out, r##"<circle class="start" cx="{sx:.1}" cy="{sy:.1}" r="{rad:.1}" fill="#2e8b57"/>"##);
+    let _ = writeln!(
+        out,
+        r##"<circle class="start" cx="{sx:.1}" cy="{sy:.1}" r="{rad:.1}" fill="#2e8b57"/>"##
+    );
     let _ = writeln!(
         out,
         r##"<circle class="end" cx="{ex:.1}" cy="{ey:.1}" r="{rad:.1}" fill="none" stroke="#c0392b" stroke-width="{stroke:.1}"/>"##
