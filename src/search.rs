@@ -139,15 +139,18 @@ impl<'g> Problem<'g> {
     }
 
     /// The first complete path from `(free, cur)` in Warnsdorff order (fewest onward moves
-    /// first, ties to the lower square), found by an iterative depth-first search that remembers
-    /// dead states in a table; `Some(None)` proves that none exists. `budget` caps the nodes
-    /// visited (`None` once spent: the answer is unknown).
+    /// first, ties broken by `tie` when given, else to the lower square), found by an iterative
+    /// depth-first search that records dead states in `dead` and skips those already there;
+    /// `Some(None)` proves that none exists. `budget` caps the nodes visited (`None` once spent:
+    /// the answer is unknown). Dead states are facts, so `dead` may be kept across restarts.
     #[must_use]
     pub fn first_path(
         &self,
         free: Bitboard,
         cur: u32,
         budget: &mut u64,
+        dead: &mut Memo,
+        mut tie: Option<&mut fastrand::Rng>,
     ) -> Option<Option<Vec<u32>>> {
         #[derive(Clone, Copy)]
         struct Frame {
@@ -158,7 +161,7 @@ impl<'g> Problem<'g> {
             at: u8,
         }
         let g = self.g;
-        let make = |free: Bitboard, cur: u32| -> Frame {
+        let mut make = |free: Bitboard, cur: u32| -> Frame {
             let mut f = Frame {
                 free,
                 cur,
@@ -170,21 +173,20 @@ impl<'g> Problem<'g> {
                 return f;
             }
             let m = self.moves(free, cur);
-            let mut keyed: [(u32, u32); 64] = [(0, 0); 64];
+            let mut keyed: [(u32, u32, u32); 64] = [(0, 0, 0); 64];
             let mut n = 0;
             for w in m {
-                keyed[n] = ((g.masks[w as usize] & free).count(), w);
+                let r = tie.as_deref_mut().map_or(0, |t| t.u32(..));
+                keyed[n] = ((g.masks[w as usize] & free).count(), r, w);
                 n += 1;
             }
             keyed[..n].sort_unstable();
-            for (i, &(_, w)) in keyed[..n].iter().enumerate() {
+            for (i, &(_, _, w)) in keyed[..n].iter().enumerate() {
                 f.order[i] = w as u8;
             }
             f.len = n as u8;
             f
         };
-        // states proved dead (no completion), so that other routes into them are cut at once
-        let mut dead = Memo::new(MEMO_BITS);
         let mut stack: Vec<Frame> = Vec::with_capacity(65);
         let mut path: Vec<u32> = vec![cur];
         stack.push(make(free, cur));

@@ -14,7 +14,7 @@ use crate::board::{Board, Square};
 use crate::error::Error;
 use crate::graph::{Geometry, SmallGraph};
 use crate::piece::Piece;
-use crate::search::Problem;
+use crate::search::{Memo, Problem};
 use crate::theory::{self, Obstruction};
 use crate::tour::Tour;
 
@@ -230,36 +230,14 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             method: Method::Warnsdorff { attempt },
         });
     }
-    let small = SmallGraph::new(board, piece);
-    // on small boards the exact search decides most cases at once (a tour, or a proof of none)
-    let exact = |budget: u64| -> Option<Result<Found, FindError>> {
-        let g = small.as_ref()?;
-        let ends = if opts.closed {
-            g.masks[start as usize]
-        } else {
-            g.all
-        };
-        let mut budget = budget;
-        match Problem::new(g, ends, 0).first_path(g.all.without(start), start, &mut budget)? {
-            Some(path) => Some(verify(board, piece, &path, opts.closed).map(|tour| Found {
-                tour,
-                method: Method::Exact,
-            })),
-            None => Some(Err(FindError::ProvedNone {
-                kind: k,
-                board,
-                from: board.name(from),
-            })),
-        }
-    };
-    if let Some(answer) = exact(opts.exact_budget / 64) {
-        return answer;
+    if let Some(g) = SmallGraph::new(board, piece) {
+        return exact(&g, board, piece, opts, start);
     }
     // depth-first search has heavy tails: many short randomised runs beat one long one
     let mut budget = 20_000u64;
     let mut spent = 0u64;
     let mut run = 0u64;
-    while spent < opts.exact_budget / 4 {
+    while spent < opts.exact_budget {
         let seed = opts.seed ^ run.wrapping_mul(0xA076_1D64_78BD_642F);
         if let Some(path) = backtrack::Backtrack::new(&geo, opts.closed, seed).run(start, budget) {
             return Ok(Found {
@@ -273,13 +251,67 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             budget *= 2;
         }
     }
-    if let Some(answer) = exact(opts.exact_budget) {
-        return answer;
-    }
     Err(FindError::GaveUp {
         kind: k,
         board,
         from: board.name(from),
+        attempts: opts.attempts,
+    })
+}
+
+/// The exact search on a small board: short randomised runs with growing budgets (restarts cut
+/// the heavy tail of depth-first search) that share one table of dead states, so every run
+/// builds on what the earlier ones proved. Ends with a tour, a proof of none, or the budget spent.
+fn exact(
+    g: &SmallGraph,
+    board: Board,
+    piece: &Piece,
+    opts: &FindOptions,
+    start: u32,
+) -> Result<Found, FindError> {
+    let k = kind(opts.closed);
+    let from = board.name(board.square(start));
+    let ends = if opts.closed {
+        g.masks[start as usize]
+    } else {
+        g.all
+    };
+    let problem = Problem::new(g, ends, 0);
+    let mut dead = Memo::new(20);
+    let mut rng = fastrand::Rng::with_seed(opts.seed);
+    let mut run_budget = 50_000u64;
+    let mut spent = 0u64;
+    let mut run = 0u32;
+    while spent < opts.exact_budget {
+        let mut budget = run_budget.min(opts.exact_budget - spent);
+        let given = budget;
+        // the first run is plain Warnsdorff order; later ones break ties at random
+        let tie = (run > 0).then_some(&mut rng);
+        let answer = problem.first_path(g.all.without(start), start, &mut budget, &mut dead, tie);
+        spent += given - budget;
+        match answer {
+            Some(Some(path)) => {
+                return Ok(Found {
+                    tour: verify(board, piece, &path, opts.closed)?,
+                    method: Method::Exact,
+                });
+            }
+            Some(None) => {
+                return Err(FindError::ProvedNone {
+                    kind: k,
+                    board,
+                    from,
+                });
+            }
+            None if run % 2 == 1 => run_budget *= 2,
+            None => {}
+        }
+        run += 1;
+    }
+    Err(FindError::GaveUp {
+        kind: k,
+        board,
+        from,
         attempts: opts.attempts,
     })
 }
@@ -300,6 +332,6 @@ pub fn exact_exists(g: &SmallGraph, start: u32, closed: bool, budget: &mut u64) 
     };
     let free: Bitboard = g.all.without(start);
     Problem::new(g, ends, 0)
-        .first_path(free, start, budget)
+        .first_path(free, start, budget, &mut Memo::new(16), None)
         .map(|p| p.is_some())
 }
