@@ -42,7 +42,7 @@ impl FindOptions {
             from,
             seed,
             attempts: 16,
-            exact_budget: 200_000_000,
+            exact_budget: 50_000_000,
         }
     }
 }
