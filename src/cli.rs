@@ -112,6 +112,9 @@ pub(crate) struct CountArgs {
     /// Search every start square instead of one per symmetry orbit (a cross-check).
     #[arg(long)]
     pub(crate) no_symmetry: bool,
+    /// Start even when the estimated time is beyond 30 days.
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {

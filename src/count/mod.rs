@@ -79,6 +79,48 @@ pub fn check(board: Board, spec: &CountSpec, engine: Engine) -> Result<()> {
     Ok(())
 }
 
+/// Search nodes one thread gets through in a second, by Knuth's estimate: measured 5e7 to 1.5e8
+/// on this project's 2-core machines, taken low so that a count is refused only when clearly hopeless.
+const NODES_PER_THREAD_SECOND: f64 = 3e7;
+
+/// The longest count started without `--force`: 30 days.
+pub const REACH_SECONDS: f64 = 30.0 * 86_400.0;
+
+/// Estimated seconds a DFS count takes on `threads` threads (see [`Plan::estimate_nodes`]).
+#[must_use]
+pub fn estimate_seconds(plan: &Plan, threads: usize) -> f64 {
+    plan.estimate_nodes(1000, 0x5EED) / (NODES_PER_THREAD_SECOND * threads.max(1) as f64)
+}
+
+/// Refuses a count whose estimated time exceeds [`REACH_SECONDS`].
+pub fn check_reach(board: Board, piece: &Piece, spec: &CountSpec, threads: usize) -> Result<f64> {
+    if obstruction(board, piece, spec).is_some() {
+        return Ok(0.0);
+    }
+    let secs = estimate_seconds(&Plan::new(board, piece, spec), threads);
+    if secs > REACH_SECONDS {
+        return Err(Error::Invalid(format!(
+            "counting these tours on {board} is out of reach: the search tree is estimated at {:.1e} nodes, about {} on {threads} thread{}; use --force to start anyway (with --checkpoint)",
+            secs * NODES_PER_THREAD_SECOND * threads as f64,
+            human_duration(secs),
+            if threads == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(secs)
+}
+
+/// A duration in the largest fitting unit, e.g. `3.2 hours`.
+#[must_use]
+pub fn human_duration(secs: f64) -> String {
+    let units = [(365.25 * 86_400.0, "years"), (86_400.0, "days"), (3_600.0, "hours"), (60.0, "minutes")];
+    for (size, name) in units {
+        if secs >= size {
+            return format!("{:.1} {name}", secs / size);
+        }
+    }
+    format!("{secs:.1} seconds")
+}
+
 /// The theorem that makes the count zero, if any.
 #[must_use]
 pub fn obstruction(board: Board, piece: &Piece, spec: &CountSpec) -> Option<theory::Obstruction> {
