@@ -137,7 +137,7 @@ pub(crate) struct CountArgs {
 pub(crate) enum ProgressArg {
     /// A bar when standard error is a terminal, nothing otherwise.
     Auto,
-    /// Always a bar.
+    /// A bar (indicatif still hides it when standard error is not a terminal).
     Bar,
     /// A line every few seconds.
     Plain,

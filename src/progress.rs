@@ -35,13 +35,13 @@ impl Progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{wide_bar} {pos}/{len} units, {msg} tours, {per_sec} [{elapsed_precise}, ETA {eta_precise}]",
+                    "{wide_bar} {pos}/{len} units, {msg} [{elapsed_precise}, ETA {eta_precise}]",
                 )
                 .expect("a valid template"),
             );
             bar.set_position(resumed);
             bar.reset_eta();
-            bar.set_message(group(tours));
+            bar.set_message(format!("{} tours", group(tours)));
             bar.enable_steady_tick(Duration::from_millis(250));
             bar
         });
@@ -59,11 +59,11 @@ impl Progress {
     /// One more unit done, adding `tours`.
     pub(crate) fn add(&self, tours: u64) {
         // Relaxed: these are statistics for display; the totals reported come from elsewhere
-        self.done.fetch_add(1, Ordering::Relaxed);
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         let t = self.tours.fetch_add(tours, Ordering::Relaxed) + tours;
         if let Some(bar) = &self.bar {
             bar.inc(1);
-            bar.set_message(group(t));
+            bar.set_message(format!("{} tours, {:.1} units/s", group(t), self.rate(done)));
         }
     }
 
@@ -74,7 +74,7 @@ impl Progress {
         }
         let done = self.done.load(Ordering::Relaxed);
         let secs = self.start.elapsed().as_secs_f64();
-        let rate = (done - self.resumed) as f64 / secs.max(1e-9);
+        let rate = self.rate(done);
         let eta = if rate > 0.0 { format!("{:.0} s", (self.total - done) as f64 / rate) } else { "unknown".into() };
         Some(format!(
             "knights: {}/{} units, {} tours so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
@@ -82,6 +82,11 @@ impl Progress {
             group(self.total),
             group(self.tours.load(Ordering::Relaxed)),
         ))
+    }
+
+    /// Units per second counted by this process.
+    fn rate(&self, done: u64) -> f64 {
+        (done - self.resumed) as f64 / self.start.elapsed().as_secs_f64().max(1e-9)
     }
 
     /// Removes the bar (a plain display has nothing to remove).
