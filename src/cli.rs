@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use knights::board::parse_square_unchecked;
+use knights::count::Shard;
 use knights::render::Format;
 use knights::{Board, Piece, Square};
 
@@ -24,6 +25,8 @@ pub(crate) enum Command {
     Verify(VerifyArgs),
     /// Count every open or closed tour exactly (boards of up to 64 squares).
     Count(CountArgs),
+    /// Put the checkpoints of the shards of one count together and print its total.
+    Merge(MergeArgs),
 }
 
 /// Options every subcommand shares: the piece.
@@ -115,6 +118,44 @@ pub(crate) struct CountArgs {
     /// Start even when the estimated time is beyond 30 days.
     #[arg(long)]
     pub(crate) force: bool,
+    /// Record counted work units in FILE and resume from it: run the same command again after an
+    /// interruption and the count goes on where it stopped.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) checkpoint: Option<PathBuf>,
+    /// Count only shard K of N: the work units whose number is K modulo N (0 <= K < N). Put the
+    /// shards' checkpoints together with `knights merge`.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub(crate) shard: Option<Shard>,
+    /// Progress on standard error: a bar on a terminal (auto), a bar, a line every few seconds
+    /// (plain, for logs), or none.
+    #[arg(long, value_enum, default_value_t = ProgressArg::Auto)]
+    pub(crate) progress: ProgressArg,
+    /// No progress display (same as --progress none).
+    #[arg(long, short = 'q')]
+    pub(crate) quiet: bool,
+}
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProgressArg {
+    /// A bar when standard error is a terminal, nothing otherwise.
+    Auto,
+    /// A bar (indicatif still hides it when standard error is not a terminal).
+    Bar,
+    /// A line every few seconds.
+    Plain,
+    /// Nothing.
+    None,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// Checkpoint files written by `knights count --shard K/N --checkpoint FILE`.
+    #[arg(required = true, value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {
@@ -127,6 +168,10 @@ fn parse_square(s: &str) -> Result<Square, String> {
 }
 
 fn parse_piece(s: &str) -> Result<Piece, String> {
+    s.parse().map_err(|e: knights::Error| e.to_string())
+}
+
+fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse().map_err(|e: knights::Error| e.to_string())
 }
 

@@ -3,19 +3,22 @@
 //! [`count`] is the entry point: it checks the request, answers from the existence theorems where
 //! they apply, builds a [`Plan`], splits it into work units and sums them in parallel with rayon.
 
+pub mod checkpoint;
 pub mod naive;
 pub mod plan;
+pub mod run;
 
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+pub use checkpoint::{Checkpoint, CheckpointError, RunId, Shard};
 pub use plan::{CountSpec, Plan, Root, Tally, Unit};
+pub use run::{Counter, count_each};
 
 use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::piece::Piece;
-use crate::search::{fresh_ids, with_memo};
 use crate::theory;
 
 /// Which counter runs.
@@ -64,7 +67,7 @@ pub fn check(board: Board, spec: &CountSpec, engine: Engine) -> Result<()> {
             squares: board.squares(),
             engine: "exact counting",
             max: 64,
-            hint: "Counts past 64 squares are out of reach of an exhaustive search; `knights tour` finds one tour on boards up to 10000x10000.",
+            hint: "Counts past 64 squares are out of reach of an exhaustive search; `knights tour` finds one tour on boards of up to 4,000,000 squares (2000x2000).",
         });
     }
     if engine == Engine::Naive && board.squares() > NAIVE_MAX_SQUARES {
@@ -112,7 +115,12 @@ pub fn check_reach(board: Board, piece: &Piece, spec: &CountSpec, threads: usize
 /// A duration in the largest fitting unit, e.g. `3.2 hours`.
 #[must_use]
 pub fn human_duration(secs: f64) -> String {
-    let units = [(365.25 * 86_400.0, "years"), (86_400.0, "days"), (3_600.0, "hours"), (60.0, "minutes")];
+    let units = [
+        (365.25 * 86_400.0, "years"),
+        (86_400.0, "days"),
+        (3_600.0, "hours"),
+        (60.0, "minutes"),
+    ];
     for (size, name) in units {
         if secs >= size {
             return format!("{:.1} {name}", secs / size);
@@ -149,14 +157,11 @@ pub fn tally(kind: Tally, sum: u64, squares: u64) -> (u64, u64) {
 /// in unit order and does not depend on the number of threads.
 #[must_use]
 pub fn count_units(plan: &Plan, units: &[Unit]) -> Vec<u64> {
-    let base = fresh_ids(plan.roots.len() as u64);
-    let problems: Vec<_> = (0..plan.roots.len())
-        .map(|i| plan.problem(i, base))
-        .collect();
+    let counter = Counter::new(plan);
     units
         .par_iter()
         .with_max_len(1)
-        .map(|u| with_memo(|memo| problems[u.root as usize].count(u.free, u.cur, memo)))
+        .map(|u| counter.count(u))
         .collect()
 }
 
@@ -192,24 +197,9 @@ pub fn count(board: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> R
     let units = plan.units(UNIT_TARGET);
     let counts = count_units(&plan, &units);
     let sum = weigh(&plan, &units, &counts);
-    let per_square = spec.per_square.then(|| {
-        let mut by_root = vec![0u64; plan.roots.len()];
-        for (u, c) in units.iter().zip(&counts) {
-            by_root[u.root as usize] += c;
-        }
-        let mut table = vec![0u64; board.squares() as usize];
-        for (orbit, root) in board.orbits().iter().filter_map(|o| {
-            plan.roots
-                .iter()
-                .position(|r| r.start == o[0])
-                .map(|i| (o, i))
-        }) {
-            for &s in orbit {
-                table[s as usize] = by_root[root];
-            }
-        }
-        table
-    });
+    let per_square = spec
+        .per_square
+        .then(|| per_square(board, &plan, &units, &counts));
     let (directed, undirected) = tally(plan.tally, sum, board.squares());
     Ok(Count {
         directed,
@@ -219,6 +209,28 @@ pub fn count(board: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> R
         per_square,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// Directed open tours by start square (row-major) from the counts of every unit of a plan made
+/// with `per_square` set: each orbit's squares get its representative's count.
+#[must_use]
+pub fn per_square(board: Board, plan: &Plan, units: &[Unit], counts: &[u64]) -> Vec<u64> {
+    let mut by_root = vec![0u64; plan.roots.len()];
+    for (u, c) in units.iter().zip(counts) {
+        by_root[u.root as usize] += c;
+    }
+    let mut table = vec![0u64; board.squares() as usize];
+    for (orbit, root) in board.orbits().iter().filter_map(|o| {
+        plan.roots
+            .iter()
+            .position(|r| r.start == o[0])
+            .map(|i| (o, i))
+    }) {
+        for &s in orbit {
+            table[s as usize] = by_root[root];
+        }
+    }
+    table
 }
 
 fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Count {
