@@ -1,7 +1,8 @@
 //! Sweeps `find_tour` over many boards and start squares and reports failures and the slowest
-//! cases: `cargo run --release --example tour_sweep -- MAXSIDE STRIDE`.
-//! Every start square is tried on boards with a side of 3 or 4; on wider boards every
-//! STRIDE-th square (and the corners).
+//! cases: `cargo run --release --example tour_sweep -- MAXSIDE STRIDE [SIDES]`.
+//! Boards are every R×C with R <= C <= MAXSIDE, or, with SIDES (comma-separated), every R×C with
+//! R and C in SIDES. Every start square is tried on boards with a side of 3 or 4; on wider boards
+//! every STRIDE-th square (and the corners).
 
 use std::time::Instant;
 
@@ -9,16 +10,21 @@ use knights::find::{FindOptions, find_tour};
 use knights::{Board, Piece, Square};
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("a number"))
-        .collect();
-    let max = args.first().copied().unwrap_or(30) as u32;
-    let stride = args.get(1).copied().unwrap_or(7) as u32;
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize, d: u32| raw.get(i).map_or(d, |a| a.parse().expect("a number"));
+    let max = num(0, 30);
+    let stride = num(1, 7);
+    let sides: Vec<u32> = match raw.get(2) {
+        Some(list) => list
+            .split(',')
+            .map(|x| x.parse().expect("a number"))
+            .collect(),
+        None => (1..=max).collect(),
+    };
     let piece = Piece::knight();
     let (mut runs, mut fails, mut worst) = (0u64, 0u64, (0.0f64, String::new()));
-    for rows in 1..=max {
-        for cols in rows..=max {
+    for &rows in &sides {
+        for &cols in sides.iter().filter(|&&c| c >= rows) {
             let board = Board { rows, cols };
             for closed in [false, true] {
                 for i in 0..rows * cols {

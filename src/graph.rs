@@ -72,6 +72,9 @@ pub struct SmallGraph {
     pub masks: [Bitboard; 64],
     /// The piece's moves as shifts, for bit-parallel neighbourhoods.
     pub dirs: Vec<ShiftDir>,
+    /// The same padded to eight with no-op shifts, when the piece has at most eight moves: a
+    /// fixed-length loop the compiler unrolls (the knight's case, the hot one).
+    pub dirs8: Option<[ShiftDir; 8]>,
 }
 
 impl SmallGraph {
@@ -104,13 +107,22 @@ impl SmallGraph {
                     from,
                 })
             })
-            .collect();
+            .collect::<Vec<ShiftDir>>();
+        let dirs8 = (dirs.len() <= 8).then(|| {
+            let mut d8 = [ShiftDir {
+                delta: 0,
+                from: Bitboard::EMPTY,
+            }; 8];
+            d8[..dirs.len()].copy_from_slice(&dirs);
+            d8
+        });
         Some(SmallGraph {
             board,
             n,
             all: Bitboard::first(n),
             masks,
             dirs,
+            dirs8,
         })
     }
 
@@ -119,8 +131,10 @@ impl SmallGraph {
     #[inline]
     pub fn neighbours_of_set(&self, s: Bitboard) -> Bitboard {
         let mut out = Bitboard::EMPTY;
-        for d in &self.dirs {
-            out |= (s & d.from).shift(d.delta);
+        let step = |out: &mut Bitboard, d: &ShiftDir| *out |= (s & d.from).shift(d.delta);
+        match &self.dirs8 {
+            Some(d8) => d8.iter().for_each(|d| step(&mut out, d)),
+            None => self.dirs.iter().for_each(|d| step(&mut out, d)),
         }
         out
     }
@@ -131,10 +145,14 @@ impl SmallGraph {
     pub fn degree_at_least_1_2(&self, s: Bitboard) -> (Bitboard, Bitboard) {
         let mut one = Bitboard::EMPTY;
         let mut two = Bitboard::EMPTY;
-        for d in &self.dirs {
+        let mut step = |d: &ShiftDir| {
             let x = (s & d.from).shift(d.delta);
             two |= one & x;
             one |= x;
+        };
+        match &self.dirs8 {
+            Some(d8) => d8.iter().for_each(&mut step),
+            None => self.dirs.iter().for_each(&mut step),
         }
         (one, two)
     }
