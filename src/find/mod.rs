@@ -230,6 +230,24 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             method: Method::Warnsdorff { attempt },
         });
     }
+    if !opts.closed {
+        // a walk from the start gets stuck: walk from elsewhere, then bend the path until the
+        // start is one of its ends
+        for attempt in 0..4u32 {
+            let seed = opts.seed ^ 0xC0FF_EE00 ^ u64::from(attempt);
+            let origin = fastrand::Rng::with_seed(seed).u32(..n as u32);
+            let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
+            if walk.complete() && walk.steer_start_to(start, (64 * n).min(200_000_000 / n)) {
+                let tour = verify(board, piece, &walk.path, false)?;
+                return Ok(Found {
+                    tour,
+                    method: Method::Warnsdorff {
+                        attempt: opts.attempts + attempt,
+                    },
+                });
+            }
+        }
+    }
     if let Some(g) = SmallGraph::new(board, piece) {
         return exact(&g, board, piece, opts, start);
     }

@@ -171,4 +171,54 @@ impl<'a> Walk<'a> {
         }
         false
     }
+
+    /// Rotates a complete path at either end until `target` is one of its ends, then orients it
+    /// to start there; false after `limit` rotations. This moves the start of an open tour to a
+    /// square from which the walk itself gets stuck (the middle of a narrow board).
+    pub(crate) fn steer_start_to(&mut self, target: u32, limit: usize) -> bool {
+        let cols = self.cols;
+        let dist = |a: u32, b: u32| {
+            let (ra, ca) = (i64::from(a) / cols, i64::from(a) % cols);
+            let (rb, cb) = (i64::from(b) / cols, i64::from(b) % cols);
+            (ra - rb).pow(2) + (ca - cb).pow(2)
+        };
+        for _ in 0..limit {
+            let k = self.path.len();
+            if self.path[0] == target {
+                return true;
+            }
+            if self.path[k - 1] == target {
+                self.reverse();
+                return true;
+            }
+            // work on the end nearer the target, now and then on the other one
+            let near_start = dist(self.path[0], target) < dist(self.path[k - 1], target);
+            if near_start != (self.rng.u8(..5) == 0) {
+                self.reverse();
+            }
+            let pivots = self.pivots();
+            if pivots.is_empty() {
+                continue;
+            }
+            // greedy towards the target half of the time, at random otherwise
+            let i = if self.rng.bool() {
+                *pivots
+                    .iter()
+                    .min_by_key(|&&i| dist(self.path[i + 1], target))
+                    .expect("non-empty")
+            } else {
+                pivots[self.rng.usize(..pivots.len())]
+            };
+            self.rotate(i);
+        }
+        false
+    }
+
+    /// Reverses the whole path (its start becomes its end).
+    fn reverse(&mut self) {
+        self.path.reverse();
+        for (j, &s) in self.path.iter().enumerate() {
+            self.pos[s as usize] = j as u32;
+        }
+    }
 }
