@@ -340,17 +340,21 @@ fn run_units(a: &CountArgs, spec: &CountSpec, threads: usize) -> Result<u8> {
     .context("cannot catch Ctrl-C")?;
     let finished = AtomicBool::new(false);
     std::thread::scope(|scope| -> Result<()> {
-        scope.spawn(|| {
-            let mut last = Instant::now();
-            while !finished.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                if last.elapsed() >= progress::PLAIN_EVERY {
-                    last = Instant::now();
-                    if let Some(line) = progress.line() {
-                        eprintln!("{line}");
+        // the plain display's ticker; parked between lines and woken at the end, so a short
+        // count does not wait for it
+        let ticker = (mode == progress::Mode::Plain).then(|| {
+            scope.spawn(|| {
+                let mut last = Instant::now();
+                while !finished.load(Ordering::Relaxed) {
+                    std::thread::park_timeout(Duration::from_millis(250));
+                    if last.elapsed() >= progress::PLAIN_EVERY {
+                        last = Instant::now();
+                        if let Some(line) = progress.line() {
+                            eprintln!("{line}");
+                        }
                     }
                 }
-            }
+            })
         });
         let result = with_threads(a.threads, || {
             count::count_each(&plan, &units, &pending, &STOP, |u, c| {
@@ -370,6 +374,9 @@ fn run_units(a: &CountArgs, spec: &CountSpec, threads: usize) -> Result<u8> {
             })
         });
         finished.store(true, Ordering::Relaxed);
+        if let Some(t) = &ticker {
+            t.thread().unpark();
+        }
         result.map(|_| ())
     })?;
     progress.finish();

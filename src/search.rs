@@ -4,6 +4,8 @@
 //! A search node is `(free, cur)`: the unvisited squares and the square the piece stands on. The
 //! remaining path leaves `cur`, covers `free` exactly and must end on a square of `ends`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::bitboard::Bitboard;
 use crate::graph::SmallGraph;
 
@@ -18,7 +20,13 @@ pub struct Problem<'g> {
     pub weight: [u8; 64],
     /// Identifies the problem in a shared memo table.
     pub id: u64,
+    /// When set, counting gives up (see [`Problem::with_stop`]).
+    pub stop: Option<&'g AtomicBool>,
 }
+
+/// Nodes with at least this many free squares look at the stop flag: they are few, and a long
+/// unit stops within moments.
+const STOP_CHECK_MIN: u32 = 16;
 
 /// Below this many free squares the connectivity test costs more than it saves: the degree rules
 /// and the memo table already cut most disconnected regions (measured in `results/tuning.md`).
@@ -37,6 +45,7 @@ impl<'g> Problem<'g> {
             ends,
             weight,
             id,
+            stop: None,
         }
     }
 
@@ -51,7 +60,18 @@ impl<'g> Problem<'g> {
             ends,
             weight,
             id,
+            stop: None,
         }
+    }
+
+    /// Makes [`Problem::count`] give up once `stop` is set: it then returns a wrong (smaller)
+    /// count and may leave wrong entries under this problem's id in the memo table, so a caller
+    /// that sets the flag must drop every result it sees after the flag is set, and this problem
+    /// with it.
+    #[must_use]
+    pub fn with_stop(mut self, stop: &'g AtomicBool) -> Problem<'g> {
+        self.stop = Some(stop);
+        self
     }
 
     /// The moves from `(free, cur)` that can still lead to a complete path; empty when the node
@@ -122,6 +142,10 @@ impl<'g> Problem<'g> {
             return u64::from(self.weight[free.first_square() as usize]);
         }
         let k = free.count();
+        // Relaxed: the flag guards no data; see `with_stop` for what a caller does after it
+        if k >= STOP_CHECK_MIN && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return 0;
+        }
         let cached = k >= memo.lo && k <= memo.hi;
         if cached {
             if let Some(c) = memo.get(free, cur, self.id) {
@@ -248,24 +272,28 @@ pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
 /// A fixed-size, lossy table of subtree counts keyed by `(free, cur, problem)`. Entries are only
 /// ever exact counts, so a lost entry costs time, never correctness; one table per thread.
 pub struct Memo {
-    keys: Vec<u64>,
-    tags: Vec<u64>,
-    vals: Vec<u64>,
+    /// One entry per slot, key and value side by side so that a probe touches one cache line.
+    slots: Vec<Slot>,
     mask: usize,
     /// Smallest and largest number of free squares whose counts are memoised.
     lo: u32,
     hi: u32,
 }
 
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    free: u64,
+    tag: u64,
+    val: u64,
+}
+
 impl Memo {
-    /// A table of `2^bits` entries.
+    /// A table of `2^bits` entries (`bits <= 24`).
     #[must_use]
     pub fn new(bits: u32) -> Memo {
-        let size = 1usize << bits;
+        let size = 1usize << bits.min(24);
         Memo {
-            keys: vec![0; size],
-            tags: vec![0; size],
-            vals: vec![0; size],
+            slots: vec![Slot::default(); size],
             mask: size - 1,
             lo: MEMO_LO,
             hi: MEMO_HI,
@@ -289,16 +317,18 @@ impl Memo {
     #[must_use]
     pub fn get(&self, free: Bitboard, cur: u32, id: u64) -> Option<u64> {
         let tag = Self::tag(cur, id);
-        let i = self.slot(free, tag);
-        (self.keys[i] == free.0 && self.tags[i] == tag).then(|| self.vals[i])
+        let e = &self.slots[self.slot(free, tag)];
+        (e.free == free.0 && e.tag == tag).then_some(e.val)
     }
 
     #[inline]
     pub fn put(&mut self, free: Bitboard, cur: u32, id: u64, val: u64) {
         let tag = Self::tag(cur, id);
         let i = self.slot(free, tag);
-        self.keys[i] = free.0;
-        self.tags[i] = tag;
-        self.vals[i] = val;
+        self.slots[i] = Slot {
+            free: free.0,
+            tag,
+            val,
+        };
     }
 }

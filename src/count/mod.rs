@@ -97,7 +97,8 @@ pub fn estimate_seconds(plan: &Plan, threads: usize) -> f64 {
 
 /// Refuses a count whose estimated time exceeds [`REACH_SECONDS`].
 pub fn check_reach(board: Board, piece: &Piece, spec: &CountSpec, threads: usize) -> Result<f64> {
-    if obstruction(board, piece, spec).is_some() {
+    // every board of up to 40 squares counts within seconds; skip the estimate's milliseconds
+    if board.squares() <= 40 || obstruction(board, piece, spec).is_some() {
         return Ok(0.0);
     }
     let secs = estimate_seconds(&Plan::new(board, piece, spec), threads);

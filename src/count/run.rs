@@ -26,6 +26,14 @@ impl<'p> Counter<'p> {
         }
     }
 
+    /// Like [`Counter::new`], with every search giving up once `stop` is set.
+    #[must_use]
+    pub fn with_stop(plan: &'p Plan, stop: &'p AtomicBool) -> Counter<'p> {
+        let mut c = Counter::new(plan);
+        c.problems = c.problems.into_iter().map(|p| p.with_stop(stop)).collect();
+        c
+    }
+
     /// The unweighted number of paths below `unit`, with this thread's memo table.
     #[must_use]
     pub fn count(&self, unit: &Unit) -> u64 {
@@ -36,8 +44,9 @@ impl<'p> Counter<'p> {
 /// Counts the units `units[i]` for every `i` in `pending`, in parallel on the current rayon pool,
 /// calling `done(i, count)` as each one finishes (from the worker thread, in no fixed order).
 ///
-/// Once `stop` is set no new unit starts; the units already running finish and are reported, then
-/// the call returns. Returns `true` when every pending unit was counted.
+/// Once `stop` is set no new unit starts and the units already running give up; only units that
+/// finished before the flag was seen are reported (the others are counted again on resume).
+/// Returns `true` when every pending unit was counted.
 pub fn count_each<F>(
     plan: &Plan,
     units: &[Unit],
@@ -48,7 +57,7 @@ pub fn count_each<F>(
 where
     F: Fn(usize, u64) + Sync,
 {
-    let counter = Counter::new(plan);
+    let counter = Counter::with_stop(plan, stop);
     pending
         .par_iter()
         .with_max_len(1)
@@ -58,7 +67,12 @@ where
             if stop.load(Ordering::Relaxed) {
                 return false;
             }
-            done(i, counter.count(&units[i]));
+            let c = counter.count(&units[i]);
+            // a unit that saw the flag may have given up part way: drop it (it was not recorded)
+            if stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            done(i, c);
             true
         })
         .filter(|&counted| !counted)
