@@ -208,7 +208,15 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
         let seed = opts
             .seed
             .wrapping_add(u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut walk = warnsdorff::Walk::new(&geo, start, seed);
+        // a closed tour can be walked from anywhere and renumbered: after the requested square,
+        // try a corner (where Warnsdorff's rule is at its best) and then random squares
+        let origin = match attempt {
+            _ if !opts.closed => start,
+            0 => start,
+            1 => 0,
+            _ => fastrand::Rng::with_seed(seed).u32(..n as u32),
+        };
+        let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
         if !walk.complete() {
             continue;
         }
@@ -289,8 +297,16 @@ fn exact(
 ) -> Result<Found, FindError> {
     let k = kind(opts.closed);
     let from = board.name(board.square(start));
+    // a closed tour is searched from a square of least degree (fewest branches) and renumbered
+    let origin = if opts.closed {
+        (0..g.n)
+            .min_by_key(|&s| g.masks[s as usize].count())
+            .expect("a square")
+    } else {
+        start
+    };
     let ends = if opts.closed {
-        g.masks[start as usize]
+        g.masks[origin as usize]
     } else {
         g.all
     };
@@ -305,10 +321,15 @@ fn exact(
         let given = budget;
         // the first run is plain Warnsdorff order; later ones break ties at random
         let tie = (run > 0).then_some(&mut rng);
-        let answer = problem.first_path(g.all.without(start), start, &mut budget, &mut dead, tie);
+        let answer = problem.first_path(g.all.without(origin), origin, &mut budget, &mut dead, tie);
         spent += given - budget;
         match answer {
-            Some(Some(path)) => {
+            Some(Some(mut path)) => {
+                let at = path
+                    .iter()
+                    .position(|&s| s == start)
+                    .expect("tour covers the start");
+                path.rotate_left(at);
                 return Ok(Found {
                     tour: verify(board, piece, &path, opts.closed)?,
                     method: Method::Exact,
