@@ -241,11 +241,11 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
     if !opts.closed {
         // a walk from the start gets stuck: walk from elsewhere, then bend the path until the
         // start is one of its ends
-        for attempt in 0..4u32 {
+        for attempt in 0..16u32 {
             let seed = opts.seed ^ 0xC0FF_EE00 ^ u64::from(attempt);
             let origin = fastrand::Rng::with_seed(seed).u32(..n as u32);
             let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
-            if walk.complete() && walk.steer_start_to(start, (64 * n).min(200_000_000 / n)) {
+            if walk.complete() && walk.steer_start_to(start, (128 * n).min(200_000_000 / n)) {
                 let tour = verify(board, piece, &walk.path, false)?;
                 return Ok(Found {
                     tour,
