@@ -394,17 +394,14 @@ fn run_units(a: &CountArgs, spec: &CountSpec, threads: usize) -> Result<u8> {
     let counts: Vec<u64> = (0..units.len())
         .map(|u| done.get(&u).copied().unwrap_or(0))
         .collect();
-    let sum = count::weigh(&plan, &units, &counts);
-    let (directed, undirected) = count::tally(plan.tally, sum, board.squares());
-    let c = Count {
-        directed,
-        undirected,
-        how: plan.how.clone(),
-        reason: None,
-        per_square: (complete && spec.per_square)
-            .then(|| count::per_square(board, &plan, &units, &counts)),
-        seconds: t0.elapsed().as_secs_f64(),
-    };
+    let c = Count::from_units(
+        board,
+        &plan,
+        &units,
+        &counts,
+        complete && spec.per_square,
+        t0.elapsed().as_secs_f64(),
+    );
     let mut r = Report::new(board, piece, spec, "dfs", threads);
     let mut notes = Vec::new();
     if !counted_all {
@@ -540,18 +537,14 @@ fn run_merge(a: &MergeArgs) -> Result<u8> {
         return Ok(EXIT_NOT_FOUND);
     }
     let counts: Vec<u64> = (0..units.len()).map(|u| m.done[&u]).collect();
-    let sum = count::weigh(&plan, &units, &counts);
-    let (directed, undirected) = count::tally(plan.tally, sum, board.squares());
-    let c = Count {
-        directed,
-        undirected,
-        how: plan.how.clone(),
-        reason: None,
-        per_square: spec
-            .per_square
-            .then(|| count::per_square(board, &plan, &units, &counts)),
-        seconds: t0.elapsed().as_secs_f64(),
-    };
+    let c = Count::from_units(
+        board,
+        &plan,
+        &units,
+        &counts,
+        spec.per_square,
+        t0.elapsed().as_secs_f64(),
+    );
     if a.json {
         let mut v = count_json(&r, &c);
         v["units"] = serde_json::json!(units.len());

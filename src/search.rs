@@ -40,13 +40,7 @@ impl<'g> Problem<'g> {
         for s in ends {
             weight[s as usize] = 1;
         }
-        Problem {
-            g,
-            ends,
-            weight,
-            id,
-            stop: None,
-        }
+        Problem::weighted(g, weight, id)
     }
 
     /// A problem with explicit weights; the ends are the squares of non-zero weight.

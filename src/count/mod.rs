@@ -197,19 +197,38 @@ pub fn count(board: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> R
     let plan = Plan::new(board, piece, spec);
     let units = plan.units(UNIT_TARGET);
     let counts = count_units(&plan, &units);
-    let sum = weigh(&plan, &units, &counts);
-    let per_square = spec
-        .per_square
-        .then(|| per_square(board, &plan, &units, &counts));
-    let (directed, undirected) = tally(plan.tally, sum, board.squares());
-    Ok(Count {
-        directed,
-        undirected,
-        how: plan.how,
-        reason: None,
-        per_square,
-        seconds: t0.elapsed().as_secs_f64(),
-    })
+    Ok(Count::from_units(
+        board,
+        &plan,
+        &units,
+        &counts,
+        spec.per_square,
+        t0.elapsed().as_secs_f64(),
+    ))
+}
+
+impl Count {
+    /// The figures of a plan from the counts of its units (0 for a unit not counted), with the
+    /// table by start square when `with_per_square`.
+    #[must_use]
+    pub fn from_units(
+        board: Board,
+        plan: &Plan,
+        units: &[Unit],
+        counts: &[u64],
+        with_per_square: bool,
+        seconds: f64,
+    ) -> Count {
+        let (directed, undirected) = tally(plan.tally, weigh(plan, units, counts), board.squares());
+        Count {
+            directed,
+            undirected,
+            how: plan.how.clone(),
+            reason: None,
+            per_square: with_per_square.then(|| per_square(board, plan, units, counts)),
+            seconds,
+        }
+    }
 }
 
 /// Directed open tours by start square (row-major) from the counts of every unit of a plan made
