@@ -135,13 +135,15 @@ fn slow_rows() {
     assert!(run_tier("slow") > 0);
 }
 
+/// rows, cols, piece, closed, from, to, directed
+type Key = (u32, u32, String, bool, Option<String>, Option<String>, bool);
+
 /// The file itself: every row fits the exact counter, the directed and undirected figures of a
 /// board agree (directed = 2 x undirected except on 1x1), and a board and its transpose agree.
 #[test]
 fn data_file_is_consistent() {
     let rows = rows();
-    let mut figures: HashMap<(u32, u32, String, bool, Option<String>, Option<String>, bool), u64> =
-        HashMap::new();
+    let mut figures: HashMap<Key, u64> = HashMap::new();
     for r in &rows {
         assert!(
             r.board.is_small(),
