@@ -128,6 +128,10 @@ impl<'g> Problem<'g> {
     /// Counts the weighted paths from `(free, cur)`, memoising mid-sized subtrees in `memo`.
     #[must_use]
     pub fn count(&self, free: Bitboard, cur: u32, memo: &mut Memo) -> u64 {
+        if free.is_empty() {
+            // the one-square path (1x1 board): it ends where it starts
+            return u64::from(self.weight[cur as usize]);
+        }
         let m = self.moves(free, cur);
         if m.is_empty() {
             return 0;

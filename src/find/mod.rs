@@ -118,7 +118,7 @@ fn kind(closed: bool) -> &'static str {
 fn graph_obstruction(geo: &Geometry, closed: bool) -> Option<String> {
     let n = geo.board.squares() as usize;
     if n == 1 {
-        return None;
+        return closed.then(|| "a single square has no closed tour".to_string());
     }
     let mut low = 0usize;
     for i in 0..n as u32 {

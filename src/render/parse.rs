@@ -65,6 +65,13 @@ fn parse_grid(t: &str) -> Result<(Board, Vec<Square>), ParseError> {
     let mut rows: Vec<Vec<u64>> = Vec::new();
     for line in t.lines() {
         let l = line.trim();
+        if !rows.is_empty()
+            && !l.is_empty()
+            && l.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')
+        {
+            // the file letters close the grid: `knights tour` prints its summary line after them
+            break;
+        }
         if l.is_empty()
             || l.chars().all(|c| matches!(c, '+' | '-' | ' '))
             || l.chars().all(|c| c.is_ascii_alphabetic() || c == ' ')

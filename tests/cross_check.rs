@@ -1,0 +1,373 @@
+//! Independent cross-checks of the counting engine: the bitboard DFS against plain backtracking,
+//! symmetry against none, per-square tables against totals, a board against its transpose, one
+//! thread against two, and other leapers than the knight.
+
+use knights::count::{self, Count, CountSpec, Engine, naive};
+use knights::{Board, Piece, Square};
+
+fn board(rows: u32, cols: u32) -> Board {
+    Board::new(rows, cols).unwrap()
+}
+
+fn spec(closed: bool) -> CountSpec {
+    CountSpec {
+        closed,
+        symmetry: true,
+        ..CountSpec::default()
+    }
+}
+
+fn run(b: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> Count {
+    count::count(b, piece, spec, engine).unwrap_or_else(|e| panic!("{b} {spec:?} {engine:?}: {e}"))
+}
+
+/// Every board with `rows * cols <= max`, both orientations.
+fn boards_up_to(max: u32) -> Vec<Board> {
+    (1..=max)
+        .flat_map(|r| (1..=max / r).map(move |c| board(r, c)))
+        .collect()
+}
+
+/// The naive engine takes about 2 s or more on these knight boards (measured on 2 cores, release
+/// build: 3x10 open 1 s, 4x7 open 4 s, 5x6 closed 1.4 s, 5x6 open 35 s, each run twice per check);
+/// their checks run under `#[ignore]`.
+fn naive_is_slow(b: Board) -> bool {
+    let (m, n) = (b.rows.min(b.cols), b.rows.max(b.cols));
+    matches!((m, n), (3, 10) | (4, 7) | (5, 6))
+}
+
+/// DFS against the naive engine, and both against the naive backtracker called directly (which
+/// knows no theorem, so the zeros the existence theorems give are checked too).
+fn dfs_equals_naive(b: Board, piece: &Piece) {
+    let n = b.squares();
+    for closed in [false, true] {
+        let dfs = run(b, piece, &spec(closed), Engine::Dfs);
+        let nv = run(b, piece, &spec(closed), Engine::Naive);
+        assert_eq!(
+            (dfs.directed, dfs.undirected),
+            (nv.directed, nv.undirected),
+            "{b} {piece} closed={closed}"
+        );
+        let raw = if closed {
+            // from a1 each cycle is found once in each direction
+            naive::count_from(b, piece, Square::new(0, 0), true, None)
+        } else {
+            naive::count_open_all(b, piece, None)
+        };
+        assert_eq!(
+            dfs.directed, raw,
+            "{b} {piece} closed={closed}: dfs vs direct backtracking"
+        );
+        if n > 1 || closed {
+            assert_eq!(
+                dfs.directed,
+                2 * dfs.undirected,
+                "{b} {piece} closed={closed}"
+            );
+        }
+    }
+}
+
+fn knight_boards(slow: bool) -> Vec<Board> {
+    boards_up_to(30)
+        .into_iter()
+        .filter(|&b| naive_is_slow(b) == slow)
+        .collect()
+}
+
+#[test]
+fn dfs_equals_naive_knight_up_to_30_squares() {
+    let k = Piece::knight();
+    for b in knight_boards(false) {
+        dfs_equals_naive(b, &k);
+    }
+}
+
+#[test]
+#[ignore = "slow: the naive engine takes seconds to a minute on 3x10, 4x7 and 5x6; run with --ignored"]
+fn dfs_equals_naive_knight_slow_boards() {
+    let k = Piece::knight();
+    let slow = knight_boards(true);
+    assert!(!slow.is_empty());
+    for b in slow {
+        dfs_equals_naive(b, &k);
+    }
+}
+
+#[test]
+fn the_1x1_board_has_one_open_tour() {
+    let c = run(board(1, 1), &Piece::knight(), &spec(false), Engine::Dfs);
+    assert_eq!((c.directed, c.undirected), (1, 1));
+    let nv = run(board(1, 1), &Piece::knight(), &spec(false), Engine::Naive);
+    assert_eq!((nv.directed, nv.undirected), (1, 1));
+    let closed = run(board(1, 1), &Piece::knight(), &spec(true), Engine::Dfs);
+    assert_eq!(closed.directed, 0);
+}
+
+/// Start and end squares: every (from, to) pair on a few boards, open and closed, against the
+/// naive engine, and the sums over `to` against the `from`-only count.
+#[test]
+fn from_and_to_squares_agree_with_naive() {
+    let k = Piece::knight();
+    for (r, c) in [(3, 4), (4, 5), (5, 4), (5, 5), (3, 7), (4, 6)] {
+        let b = board(r, c);
+        let n = b.squares() as u32;
+        let froms: Vec<u32> = if n <= 20 {
+            (0..n).collect()
+        } else {
+            vec![0, 1, n / 2, n - 1]
+        };
+        for closed in [false, true] {
+            for &f in &froms {
+                let from = Some(b.square(f));
+                let one = CountSpec {
+                    closed,
+                    from,
+                    ..spec(closed)
+                };
+                let total = run(b, &k, &one, Engine::Dfs);
+                if !closed {
+                    let nv = run(b, &k, &one, Engine::Naive);
+                    assert_eq!(
+                        total.directed,
+                        nv.directed,
+                        "{b} from {} closed={closed}",
+                        b.name(b.square(f))
+                    );
+                }
+                let mut sum = 0;
+                for t in 0..n {
+                    let both = CountSpec {
+                        to: Some(b.square(t)),
+                        ..one.clone()
+                    };
+                    let d = run(b, &k, &both, Engine::Dfs);
+                    if n <= 20 {
+                        let nv = run(b, &k, &both, Engine::Naive);
+                        assert_eq!(
+                            d.directed,
+                            nv.directed,
+                            "{b} {} to {} closed={closed}",
+                            b.name(b.square(f)),
+                            b.name(b.square(t))
+                        );
+                    }
+                    sum += d.directed;
+                }
+                // open: the tours from f, by end square; closed: `--from` alone reports the
+                // cycles (directed = 2 x cycles), and each cycle is read from f once per direction
+                assert_eq!(
+                    sum,
+                    total.directed,
+                    "{b} from {} closed={closed}",
+                    b.name(b.square(f))
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn symmetry_changes_nothing() {
+    let k = Piece::knight();
+    for b in boards_up_to(30)
+        .into_iter()
+        .chain([board(6, 6), board(3, 12), board(4, 8)])
+    {
+        for closed in [false, true] {
+            let with = run(b, &k, &spec(closed), Engine::Dfs);
+            let without = run(
+                b,
+                &k,
+                &CountSpec {
+                    symmetry: false,
+                    ..spec(closed)
+                },
+                Engine::Dfs,
+            );
+            assert_eq!(
+                (with.directed, with.undirected),
+                (without.directed, without.undirected),
+                "{b} closed={closed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn per_square_counts_sum_to_the_total() {
+    for piece in ["knight", "giraffe", "3,0+2,2"] {
+        let p: Piece = piece.parse().unwrap();
+        for b in boards_up_to(30) {
+            let total = run(b, &p, &spec(false), Engine::Dfs);
+            for symmetry in [true, false] {
+                let ps = CountSpec {
+                    per_square: true,
+                    symmetry,
+                    ..spec(false)
+                };
+                let c = run(b, &p, &ps, Engine::Dfs);
+                let table = c.per_square.as_ref().expect("a per-square table");
+                assert_eq!(table.len() as u64, b.squares(), "{b}");
+                assert_eq!(
+                    table.iter().sum::<u64>(),
+                    total.directed,
+                    "{b} {p} symmetry={symmetry}"
+                );
+                assert_eq!(c.directed, total.directed, "{b} {p}");
+                // each entry is the count from that square
+                if b.squares() <= 24 || (b.squares() <= 30 && p.is_knight()) {
+                    for (i, &v) in table.iter().enumerate() {
+                        let from = CountSpec {
+                            from: Some(b.square(i as u32)),
+                            ..spec(false)
+                        };
+                        assert_eq!(
+                            run(b, &p, &from, Engine::Dfs).directed,
+                            v,
+                            "{b} {p} from {}",
+                            b.name(b.square(i as u32))
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn per_square_matches_oracles() {
+    let k = Piece::knight();
+    let c = run(
+        board(5, 5),
+        &k,
+        &CountSpec {
+            per_square: true,
+            ..spec(false)
+        },
+        Engine::Dfs,
+    );
+    let t = c.per_square.unwrap();
+    for corner in [0, 4, 20, 24] {
+        assert_eq!(t[corner], 304);
+    }
+    assert_eq!(t[12], 64);
+    for (i, v) in t.iter().enumerate() {
+        // tours of an odd board start on the majority colour
+        if (i / 5 + i % 5) % 2 == 1 {
+            assert_eq!(*v, 0, "square {i}");
+        }
+    }
+    let naive = run(
+        board(5, 5),
+        &k,
+        &CountSpec {
+            per_square: true,
+            ..spec(false)
+        },
+        Engine::Naive,
+    );
+    assert_eq!(naive.per_square.unwrap(), t);
+}
+
+#[test]
+fn a_board_and_its_transpose_agree() {
+    let k = Piece::knight();
+    for b in boards_up_to(40).into_iter().filter(|b| b.rows < b.cols) {
+        for closed in [false, true] {
+            let a = run(b, &k, &spec(closed), Engine::Dfs);
+            let t = run(b.transposed(), &k, &spec(closed), Engine::Dfs);
+            assert_eq!(
+                (a.directed, a.undirected),
+                (t.directed, t.undirected),
+                "{b} closed={closed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn one_thread_and_two_agree() {
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let (one, two) = (pool(1), pool(2));
+    let k = Piece::knight();
+    for (b, closed) in [
+        (board(6, 6), false),
+        (board(6, 6), true),
+        (board(5, 6), false),
+        (board(3, 12), false),
+        (board(6, 7), true),
+        (board(4, 8), false),
+    ] {
+        let s = spec(closed);
+        let a = one.install(|| run(b, &k, &s, Engine::Dfs));
+        let c = two.install(|| run(b, &k, &s, Engine::Dfs));
+        assert_eq!(
+            (a.directed, a.undirected),
+            (c.directed, c.undirected),
+            "{b} closed={closed}"
+        );
+        assert!(a.directed > 0, "{b}");
+        // the parts too: work units are fixed by the plan, not by the thread count
+        let plan = count::Plan::new(b, &k, &s);
+        let units = plan.units(count::UNIT_TARGET);
+        let u1 = one.install(|| count::count_units(&plan, &units));
+        let u2 = two.install(|| count::count_units(&plan, &units));
+        assert_eq!(u1, u2, "{b}");
+        assert_eq!(
+            count::weigh(&plan, &units, &u1),
+            if closed { a.undirected } else { a.directed }
+        );
+    }
+}
+
+#[test]
+fn other_pieces_dfs_equals_naive() {
+    // sparse leapers: the naive engine finishes these boards in well under a second
+    for piece in ["giraffe", "zebra", "camel", "3,0+2,2"] {
+        let p: Piece = piece.parse().unwrap();
+        for b in boards_up_to(20)
+            .into_iter()
+            .chain([board(4, 6), board(5, 5), board(3, 8)])
+        {
+            dfs_equals_naive(b, &p);
+        }
+    }
+    // dense or colour-bound pieces have far more paths: small boards only
+    for piece in ["1,1", "0,1", "1,2+1,3", "0,2+1,1"] {
+        let p: Piece = piece.parse().unwrap();
+        for b in boards_up_to(12) {
+            dfs_equals_naive(b, &p);
+        }
+    }
+}
+
+/// The wazir (0,1) makes Hamiltonian paths of grid graphs; small values are easy to know by hand.
+#[test]
+fn wazir_paths_by_hand() {
+    let w: Piece = "0,1".parse().unwrap();
+    // a 1xn strip: two directed paths (n > 1)
+    for n in 2..=10 {
+        assert_eq!(
+            run(board(1, n), &w, &spec(false), Engine::Dfs).directed,
+            2,
+            "1x{n}"
+        );
+    }
+    // 2x2: a 4-cycle; every cycle gives 4 paths by dropping an edge, 8 directed
+    assert_eq!(run(board(2, 2), &w, &spec(false), Engine::Dfs).directed, 8);
+    assert_eq!(run(board(2, 2), &w, &spec(true), Engine::Dfs).undirected, 1);
+    // 2xn ladders have exactly one Hamiltonian cycle
+    for n in 2..=12 {
+        assert_eq!(
+            run(board(2, n), &w, &spec(true), Engine::Dfs).undirected,
+            1,
+            "2x{n}"
+        );
+    }
+}
