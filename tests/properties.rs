@@ -168,15 +168,24 @@ proptest! {
 }
 
 /// Conrad et al. (1994): every board with both sides >= 5 has an open tour from every square (of
-/// the majority colour on odd boards). The finder gives up on some of these once the board is
-/// past 64 squares (no exact fallback there): found by `knight_tours_verify` (13x5 from b12,
-/// 26x5 from b25).
+/// the majority colour on odd boards). Past 64 squares there is no exact fallback, so this is
+/// where the heuristics must hold (13x5 from b12 and 26x5 from b25 once failed).
 #[test]
-#[ignore = "known bug in the tour finder: Warnsdorff gives up past 64 squares from some start squares"]
 fn open_tours_from_every_majority_square() {
     let k = Piece::knight();
     let mut failures = Vec::new();
-    for (rows, cols) in [(13, 5), (26, 5), (5, 13), (9, 9), (7, 11), (5, 17)] {
+    for (rows, cols) in [
+        (13, 5),
+        (26, 5),
+        (5, 13),
+        (9, 9),
+        (7, 11),
+        (5, 17),
+        (5, 41),
+        (6, 35),
+        (11, 11),
+        (21, 9),
+    ] {
         let b = Board::new(rows, cols).unwrap();
         for i in 0..b.squares() as u32 {
             let from = b.square(i);
