@@ -6,7 +6,10 @@
 
 use std::fmt;
 
+use bitvec::prelude::*;
+
 use crate::board::{Board, Square};
+use crate::graph::Geometry;
 use crate::piece::Piece;
 
 /// A proof that no tour exists.
@@ -23,6 +26,8 @@ pub enum Obstruction {
     NoOpenTour,
     /// Colour parity: on an odd×odd board a tour starts and ends on a1's colour.
     MinorityColour(String),
+    /// Any piece: a square without moves, too many dead ends, or a disconnected move graph.
+    Graph(String),
     /// 4×n: an open tour starts and ends on the outer ranks (files, for n×4).
     InnerSquareOf4xN(String),
 }
@@ -31,7 +36,7 @@ impl fmt::Display for Obstruction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Obstruction::OddSquares => f.write_str(
-                "both sides are odd, so the board has an odd number of squares, but every knight move changes colour and a closed tour must alternate colours (Schwenk 1991)",
+                "both sides are odd, so the board has an odd number of squares, but every move of the piece changes colour and a closed tour must alternate colours (Schwenk 1991 for the knight)",
             ),
             Obstruction::NarrowSide(s) => write!(f, "a board with a side of {s} has no closed knight's tour (Schwenk 1991: no side may be 1, 2 or 4)"),
             Obstruction::SchwenkException => f.write_str("3x4, 3x6 and 3x8 have no closed knight's tour (Schwenk 1991)"),
@@ -42,6 +47,7 @@ impl fmt::Display for Obstruction {
                 f,
                 "{sq} is on the minority colour of an odd-by-odd board; every knight move changes colour, so a tour must start and end on the colour of a1"
             ),
+            Obstruction::Graph(why) => f.write_str(why),
             Obstruction::InnerSquareOf4xN(sq) => write!(
                 f,
                 "{sq} is on one of the two middle lines of a 4-wide board; knight moves from the outer lines only reach the middle ones, so a path starting there must alternate outer and middle lines, and with the colour alternation it would meet outer squares of one colour only (Schwenk's argument)"
@@ -102,6 +108,57 @@ pub fn open_obstruction(board: Board, piece: &Piece, from: Option<Square>) -> Op
         }
     }
     None
+}
+
+/// Degree and connectivity facts that rule out any tour, for any piece and board.
+#[must_use]
+pub fn graph_obstruction(geo: &Geometry, closed: bool) -> Option<String> {
+    let n = geo.board.squares() as usize;
+    if n == 1 {
+        return closed.then(|| "a single square has no closed tour".to_string());
+    }
+    let mut low = 0usize;
+    for i in 0..n as u32 {
+        let d = geo.neighbours(i).count();
+        if d == 0 {
+            return Some(format!(
+                "square {} has no move",
+                geo.board.name(geo.board.square(i))
+            ));
+        }
+        if d == 1 {
+            if closed {
+                return Some(format!(
+                    "square {} has only one move",
+                    geo.board.name(geo.board.square(i))
+                ));
+            }
+            low += 1;
+        }
+    }
+    if low > 2 {
+        return Some(format!(
+            "{low} squares have only one move, but a path has two ends"
+        ));
+    }
+    let mut seen: BitVec = bitvec![0; n];
+    let mut stack = vec![0u32];
+    seen.set(0, true);
+    let mut reached = 1;
+    while let Some(s) = stack.pop() {
+        for nb in geo.neighbours(s) {
+            if !seen[nb as usize] {
+                seen.set(nb as usize, true);
+                reached += 1;
+                stack.push(nb);
+            }
+        }
+    }
+    (reached < n).then(|| {
+        format!(
+            "the piece's moves split the board: from a1 it reaches only {reached} of {n} squares"
+        )
+    })
 }
 
 #[cfg(test)]

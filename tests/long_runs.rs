@@ -246,7 +246,7 @@ fn a_checkpoint_of_another_run_is_refused() {
     for (args, field) in [
         (vec!["count", "5x6"], "board"),
         (vec!["count", "6x6", "--closed"], "kind"),
-        (vec!["count", "6x6", "--piece", "camel"], "piece"),
+        (vec!["count", "6x6", "--piece", "zebra"], "piece"),
         (vec!["count", "6x6", "--no-symmetry"], "symmetry"),
         (vec!["count", "6x6", "--shard", "0/2"], "shard"),
     ] {

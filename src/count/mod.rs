@@ -133,14 +133,18 @@ pub fn human_duration(secs: f64) -> String {
 /// The theorem that makes the count zero, if any.
 #[must_use]
 pub fn obstruction(board: Board, piece: &Piece, spec: &CountSpec) -> Option<theory::Obstruction> {
-    if spec.closed {
+    let theorem = if spec.closed {
         theory::closed_obstruction(board, piece)
     } else {
         theory::open_obstruction(board, piece, spec.from).or_else(|| {
             spec.to
                 .and_then(|t| theory::open_obstruction(board, piece, Some(t)))
         })
-    }
+    };
+    theorem.or_else(|| {
+        let geo = crate::graph::Geometry::new(board, piece);
+        theory::graph_obstruction(&geo, spec.closed).map(theory::Obstruction::Graph)
+    })
 }
 
 /// Turns the weighted sum of a plan into the reported pair `(directed, undirected)`.

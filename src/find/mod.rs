@@ -7,8 +7,6 @@ mod warnsdorff;
 
 use std::fmt;
 
-use bitvec::prelude::*;
-
 use crate::bitboard::Bitboard;
 use crate::board::{Board, Square};
 use crate::error::Error;
@@ -114,56 +112,6 @@ fn kind(closed: bool) -> &'static str {
     if closed { "closed" } else { "open" }
 }
 
-/// Degree and connectivity facts that rule out any tour, for any piece and board.
-fn graph_obstruction(geo: &Geometry, closed: bool) -> Option<String> {
-    let n = geo.board.squares() as usize;
-    if n == 1 {
-        return closed.then(|| "a single square has no closed tour".to_string());
-    }
-    let mut low = 0usize;
-    for i in 0..n as u32 {
-        let d = geo.neighbours(i).count();
-        if d == 0 {
-            return Some(format!(
-                "square {} has no move",
-                geo.board.name(geo.board.square(i))
-            ));
-        }
-        if d == 1 {
-            if closed {
-                return Some(format!(
-                    "square {} has only one move",
-                    geo.board.name(geo.board.square(i))
-                ));
-            }
-            low += 1;
-        }
-    }
-    if low > 2 {
-        return Some(format!(
-            "{low} squares have only one move, but a path has two ends"
-        ));
-    }
-    let mut seen: BitVec = bitvec![0; n];
-    let mut stack = vec![0u32];
-    seen.set(0, true);
-    let mut reached = 1;
-    while let Some(s) = stack.pop() {
-        for nb in geo.neighbours(s) {
-            if !seen[nb as usize] {
-                seen.set(nb as usize, true);
-                reached += 1;
-                stack.push(nb);
-            }
-        }
-    }
-    (reached < n).then(|| {
-        format!(
-            "the piece's moves split the board: from a1 it reaches only {reached} of {n} squares"
-        )
-    })
-}
-
 /// Finds one tour of `piece` on `board`, verified before it is returned.
 pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Found, FindError> {
     let k = kind(opts.closed);
@@ -190,7 +138,7 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
         });
     }
     let geo = Geometry::new(board, piece);
-    if let Some(reason) = graph_obstruction(&geo, opts.closed) {
+    if let Some(reason) = theory::graph_obstruction(&geo, opts.closed) {
         return Err(FindError::Graph {
             kind: k,
             board,
