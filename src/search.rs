@@ -270,19 +270,14 @@ pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
 /// A fixed-size, lossy table of subtree counts keyed by `(free, cur, problem)`. Entries are only
 /// ever exact counts, so a lost entry costs time, never correctness; one table per thread.
 pub struct Memo {
-    /// One entry per slot, key and value side by side so that a probe touches one cache line.
-    slots: Vec<Slot>,
+    /// `[free, tag, count]` per slot, side by side so that a probe touches one cache line; all
+    /// zeros when empty, so the table comes from the allocator already zeroed (no 6 MB of writes
+    /// before a short count can start).
+    slots: Vec<[u64; 3]>,
     mask: usize,
     /// Smallest and largest number of free squares whose counts are memoised.
     lo: u32,
     hi: u32,
-}
-
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    free: u64,
-    tag: u64,
-    val: u64,
 }
 
 impl Memo {
@@ -291,7 +286,7 @@ impl Memo {
     pub fn new(bits: u32) -> Memo {
         let size = 1usize << bits.min(24);
         Memo {
-            slots: vec![Slot::default(); size],
+            slots: vec![[0; 3]; size],
             mask: size - 1,
             lo: MEMO_LO,
             hi: MEMO_HI,
@@ -315,18 +310,14 @@ impl Memo {
     #[must_use]
     pub fn get(&self, free: Bitboard, cur: u32, id: u64) -> Option<u64> {
         let tag = Self::tag(cur, id);
-        let e = &self.slots[self.slot(free, tag)];
-        (e.free == free.0 && e.tag == tag).then_some(e.val)
+        let [f, t, v] = self.slots[self.slot(free, tag)];
+        (f == free.0 && t == tag).then_some(v)
     }
 
     #[inline]
     pub fn put(&mut self, free: Bitboard, cur: u32, id: u64, val: u64) {
         let tag = Self::tag(cur, id);
         let i = self.slot(free, tag);
-        self.slots[i] = Slot {
-            free: free.0,
-            tag,
-            val,
-        };
+        self.slots[i] = [free.0, tag, val];
     }
 }
