@@ -191,7 +191,15 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
         // start is one of its ends
         for attempt in 0..16u32 {
             let seed = opts.seed ^ 0xC0FF_EE00 ^ u64::from(attempt);
-            let origin = fastrand::Rng::with_seed(seed).u32(..n as u32);
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut origin = rng.u32(..n as u32);
+            // on an odd board a colour-switching piece's path starts and ends on a1's colour
+            while piece.is_colour_switching()
+                && n % 2 == 1
+                && Board::colour(board.square(origin)) == 1
+            {
+                origin = rng.u32(..n as u32);
+            }
             let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
             if walk.complete() && walk.steer_start_to(start, (128 * n).min(200_000_000 / n)) {
                 let tour = verify(board, piece, &walk.path, false)?;
