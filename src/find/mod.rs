@@ -192,7 +192,12 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
         for attempt in 0..16u32 {
             let seed = opts.seed ^ 0xC0FF_EE00 ^ u64::from(attempt);
             let mut rng = fastrand::Rng::with_seed(seed);
-            let mut origin = rng.u32(..n as u32);
+            // corners first: a tour can start there on every board that has one
+            let mut origin = match attempt {
+                0 => 0,
+                1 => n as u32 - 1,
+                _ => rng.u32(..n as u32),
+            };
             // on an odd board a colour-switching piece's path starts and ends on a1's colour
             while piece.is_colour_switching()
                 && n % 2 == 1
@@ -201,7 +206,15 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
                 origin = rng.u32(..n as u32);
             }
             let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
-            if walk.complete() && walk.steer_start_to(start, (128 * n).min(200_000_000 / n)) {
+            if !walk.complete() {
+                // where the walk fails from everywhere (4×n), a short backtracking run gives the
+                // path to bend
+                match backtrack::Backtrack::new(&geo, false, seed).run(origin, 200_000) {
+                    Some(path) => walk = warnsdorff::Walk::from_path(&geo, path, seed),
+                    None => continue,
+                }
+            }
+            if walk.steer_start_to(start, (1024 * n).min(100_000_000 / n)) {
                 let tour = verify(board, piece, &walk.path, false)?;
                 return Ok(Found {
                     tour,

@@ -19,6 +19,8 @@ pub(crate) struct Walk<'a> {
     /// Squared distance from the centre, doubled coordinates (Roth's tie-break).
     rows: i64,
     cols: i64,
+    /// Every move changes the square's colour.
+    switching: bool,
 }
 
 const NOWHERE: u32 = u32::MAX;
@@ -38,8 +40,18 @@ impl<'a> Walk<'a> {
             rng: fastrand::Rng::with_seed(seed),
             rows: i64::from(geo.board.rows),
             cols: i64::from(geo.board.cols),
+            switching: geo.offsets.iter().all(|&(r, c)| (r + c) % 2 != 0),
         };
         w.visit(start);
+        w
+    }
+
+    /// A walk over a complete path found some other way (so that it can be rotated).
+    pub(crate) fn from_path(geo: &'a Geometry, path: Vec<u32>, seed: u64) -> Walk<'a> {
+        let mut w = Walk::new(geo, path[0], seed);
+        for &s in &path[1..] {
+            w.visit(s);
+        }
         w
     }
 
@@ -177,6 +189,7 @@ impl<'a> Walk<'a> {
     /// square from which the walk itself gets stuck (the middle of a narrow board).
     pub(crate) fn steer_start_to(&mut self, target: u32, limit: usize) -> bool {
         let cols = self.cols;
+        let colour = |a: u32| (i64::from(a) / cols + i64::from(a) % cols) % 2;
         let dist = |a: u32, b: u32| {
             let (ra, ca) = (i64::from(a) / cols, i64::from(a) % cols);
             let (rb, cb) = (i64::from(b) / cols, i64::from(b) % cols);
@@ -191,9 +204,16 @@ impl<'a> Walk<'a> {
                 self.reverse();
                 return true;
             }
-            // work on the end nearer the target, now and then on the other one
-            let near_start = dist(self.path[0], target) < dist(self.path[k - 1], target);
-            if near_start != (self.rng.u8(..5) == 0) {
+            // rotations keep each end on its colour when every move changes colour, so only an
+            // end of the target's colour can reach it; otherwise work on the end nearer the
+            // target, now and then on the other one
+            let (first, last) = (self.path[0], self.path[k - 1]);
+            let work_on_first = if self.switching && colour(first) != colour(last) {
+                colour(first) == colour(target)
+            } else {
+                (dist(first, target) < dist(last, target)) != (self.rng.u8(..5) == 0)
+            };
+            if work_on_first {
                 self.reverse();
             }
             let pivots = self.pivots();
