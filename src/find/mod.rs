@@ -7,7 +7,6 @@ mod warnsdorff;
 
 use std::fmt;
 
-use crate::bitboard::Bitboard;
 use crate::board::{Board, Square};
 use crate::error::Error;
 use crate::graph::{Geometry, SmallGraph};
@@ -328,18 +327,4 @@ fn exact(
 fn verify(board: Board, piece: &Piece, path: &[u32], closed: bool) -> Result<Tour, FindError> {
     let squares = path.iter().map(|&i| board.square(i)).collect();
     Ok(Tour::verified(board, piece, squares, closed)?)
-}
-
-/// A closed-tour search from `start` on a small board seen as its own problem (for tests).
-#[must_use]
-pub fn exact_exists(g: &SmallGraph, start: u32, closed: bool, budget: &mut u64) -> Option<bool> {
-    let ends = if closed {
-        g.masks[start as usize]
-    } else {
-        g.all
-    };
-    let free: Bitboard = g.all.without(start);
-    Problem::new(g, ends, 0)
-        .first_path(free, start, budget, &mut Memo::new(16), None)
-        .map(|p| p.is_some())
 }
