@@ -249,3 +249,29 @@ impl<'a> Backtrack<'a> {
         }
     }
 }
+
+/// Short randomised runs with growing budgets, `budget` nodes in all: depth-first search has
+/// heavy tails, so many short runs beat one long one.
+pub(crate) fn with_restarts(
+    geo: &Geometry,
+    closed: bool,
+    start: u32,
+    seed: u64,
+    budget: u64,
+) -> Option<Vec<u32>> {
+    let mut run_budget = 20_000u64;
+    let mut spent = 0u64;
+    let mut run = 0u64;
+    while spent < budget {
+        let seed = seed ^ run.wrapping_mul(0xA076_1D64_78BD_642F);
+        if let Some(path) = Backtrack::new(geo, closed, seed).run(start, run_budget) {
+            return Some(path);
+        }
+        spent += run_budget;
+        run += 1;
+        if run % 4 == 0 {
+            run_budget *= 2;
+        }
+    }
+    None
+}

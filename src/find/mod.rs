@@ -47,7 +47,13 @@ impl FindOptions {
 /// How a tour was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    Warnsdorff { attempt: u32 },
+    Warnsdorff {
+        attempt: u32,
+    },
+    /// A path found from another square, rotated until the start is one of its ends.
+    Steered {
+        attempt: u32,
+    },
     Exact,
     Backtrack,
 }
@@ -57,6 +63,13 @@ impl fmt::Display for Method {
         match self {
             Method::Warnsdorff { attempt } => {
                 write!(f, "Warnsdorff with rotations (attempt {})", attempt + 1)
+            }
+            Method::Steered { attempt } => {
+                write!(
+                    f,
+                    "a path from another square steered to start here (attempt {})",
+                    attempt + 1
+                )
             }
             Method::Exact => f.write_str("exact search"),
             Method::Backtrack => f.write_str("backtracking search"),
@@ -208,7 +221,7 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             if !walk.complete() {
                 // where the walk fails from everywhere (4×n), a short backtracking run gives the
                 // path to bend
-                match backtrack::Backtrack::new(&geo, false, seed).run(origin, 200_000) {
+                match backtrack::with_restarts(&geo, false, origin, seed, 1_000_000) {
                     Some(path) => walk = warnsdorff::Walk::from_path(&geo, path, seed),
                     None => continue,
                 }
@@ -217,9 +230,7 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
                 let tour = verify(board, piece, &walk.path, false)?;
                 return Ok(Found {
                     tour,
-                    method: Method::Warnsdorff {
-                        attempt: opts.attempts + attempt,
-                    },
+                    method: Method::Steered { attempt },
                 });
             }
         }
@@ -227,23 +238,13 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
     if let Some(g) = SmallGraph::new(board, piece) {
         return exact(&g, board, piece, opts, start);
     }
-    // depth-first search has heavy tails: many short randomised runs beat one long one
-    let mut budget = 20_000u64;
-    let mut spent = 0u64;
-    let mut run = 0u64;
-    while spent < opts.exact_budget {
-        let seed = opts.seed ^ run.wrapping_mul(0xA076_1D64_78BD_642F);
-        if let Some(path) = backtrack::Backtrack::new(&geo, opts.closed, seed).run(start, budget) {
-            return Ok(Found {
-                tour: verify(board, piece, &path, opts.closed)?,
-                method: Method::Backtrack,
-            });
-        }
-        spent += budget;
-        run += 1;
-        if run % 4 == 0 {
-            budget *= 2;
-        }
+    if let Some(path) =
+        backtrack::with_restarts(&geo, opts.closed, start, opts.seed, opts.exact_budget)
+    {
+        return Ok(Found {
+            tour: verify(board, piece, &path, opts.closed)?,
+            method: Method::Backtrack,
+        });
     }
     Err(FindError::GaveUp {
         kind: k,
