@@ -202,3 +202,29 @@ fn open_tours_from_every_majority_square() {
         failures.join(", ")
     );
 }
+
+/// On 4×n an open tour starts on an outer line (the theorem answers for the middle lines); from
+/// every outer square of long boards a tour must be found, the middle ones included, which the
+/// walk alone cannot do (steering and backtracking do).
+#[test]
+fn open_tours_from_every_outer_square_of_long_4xn_boards() {
+    let k = Piece::knight();
+    let mut failures = Vec::new();
+    for (rows, cols) in [(4, 41), (4, 70), (99, 4)] {
+        let b = Board::new(rows, cols).unwrap();
+        for i in 0..b.squares() as u32 {
+            let from = b.square(i);
+            let line = if rows == 4 { from.row } else { from.col };
+            if (line == 0 || line == 3)
+                && find_tour(b, &k, &FindOptions::new(false, Some(from), 0)).is_err()
+            {
+                failures.push(format!("{b} from {}", b.name(from)));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "no open tour found: {}",
+        failures.join(", ")
+    );
+}
