@@ -89,10 +89,14 @@ impl Board {
     /// Parses a square in algebraic (`a1`, `aa10`) or numeric `COL,RANK` (1-based) notation and
     /// checks that it lies on this board.
     pub fn parse_square(self, s: &str) -> Result<Square> {
-        let sq = parse_square_unchecked(s)?;
+        self.check_square(parse_square_unchecked(s)?)
+    }
+
+    /// `sq` when it lies on this board; the error names it and the board's files and ranks.
+    pub fn check_square(self, sq: Square) -> Result<Square> {
         if sq.row >= self.rows || sq.col >= self.cols {
             return Err(Error::SquareOffBoard {
-                value: s.to_string(),
+                value: self.name(sq),
                 board: self.to_string(),
                 last_file: file_name(self.cols - 1),
                 rows: self.rows,

@@ -97,21 +97,8 @@ fn run(cli: Cli) -> Result<u8> {
 
 /// Checks that an optional square lies on the board.
 fn on_board(board: Board, sq: Option<Square>, what: &str) -> Result<Option<Square>> {
-    sq.map(|s| {
-        board
-            .parse_square(&format!("{},{}", s.col + 1, s.row + 1))
-            .map_err(|_| square_off(board, s, what))
-    })
-    .transpose()
-}
-
-fn square_off(board: Board, s: Square, what: &str) -> anyhow::Error {
-    anyhow::anyhow!(
-        "{what} square {} is off the {board} board (files a..{}, ranks 1..{})",
-        board.name(s),
-        knights::board::file_name(board.cols - 1),
-        board.rows
-    )
+    sq.map(|s| board.check_square(s).with_context(|| what.to_string()))
+        .transpose()
 }
 
 fn run_tour(a: &TourArgs) -> Result<u8> {
