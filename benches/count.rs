@@ -98,7 +98,7 @@ fn bench_counts(c: &mut Criterion) {
                         } else {
                             got.directed
                         };
-                        assert_eq!(figure, case.expect, "{b} {name}");
+                        assert_eq!(figure, case.expect.into(), "{b} {name}");
                         figure
                     });
                 });

@@ -44,7 +44,8 @@ fn spec(closed: bool) -> CountSpec {
 
 /// The reported figure: directed open tours, or undirected closed tours.
 fn figure(c: &count::Count, closed: bool) -> u64 {
-    if closed { c.undirected } else { c.directed }
+    let n = if closed { &c.undirected } else { &c.directed };
+    u64::try_from(n).expect("counts of boards of up to 40 squares fit a u64")
 }
 
 /// Best of a few runs on a pool of `threads` (more runs when a run is short); also whether a

@@ -5,6 +5,7 @@ pub mod board;
 pub mod count;
 pub mod error;
 pub mod find;
+pub mod frontier;
 pub mod graph;
 pub mod piece;
 pub mod render;

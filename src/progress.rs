@@ -1,13 +1,21 @@
 //! Progress of a count on standard error: an indicatif bar, a plain line every few seconds, or
-//! nothing.
+//! nothing; and the driver's warnings and notes.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use knights::count::driver::{LayerProgress, Observer};
+use knights::count::report::{group_u64, human_bytes};
 
 /// How often the plain display prints a line.
-pub(crate) const PLAIN_EVERY: Duration = Duration::from_secs(5);
+const PLAIN_EVERY: Duration = Duration::from_secs(5);
+
+/// Thousands separated by commas.
+pub(crate) fn group(n: u64) -> String {
+    group_u64(n)
+}
 
 /// What is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,103 +25,205 @@ pub(crate) enum Mode {
     None,
 }
 
-/// Units done and tours found so far, updated from the worker threads.
-pub(crate) struct Progress {
-    mode: Mode,
-    bar: Option<ProgressBar>,
+/// What a unit count has done so far, updated from the worker threads.
+struct Units {
     total: u64,
     /// Units done when this process started (from a checkpoint).
     resumed: u64,
     done: AtomicU64,
     tours: AtomicU64,
+}
+
+/// The display of one count.
+pub(crate) struct Progress {
+    mode: Mode,
+    /// No notes (`--json`, `--quiet`): only warnings reach standard error.
+    quiet: bool,
+    bar: OnceLock<ProgressBar>,
+    units: OnceLock<Units>,
+    layer: Mutex<Option<LayerProgress>>,
     start: Instant,
 }
 
 impl Progress {
-    pub(crate) fn new(mode: Mode, total: u64, resumed: u64, tours: u64) -> Progress {
-        let bar = (mode == Mode::Bar).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{wide_bar} {pos}/{len} units, {msg} [{elapsed_precise}, ETA {eta_precise}]",
-                )
-                .expect("a valid template"),
-            );
-            bar.set_position(resumed);
-            bar.reset_eta();
-            bar.set_message(format!("{} tours", group(tours)));
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar
-        });
+    pub(crate) fn new(mode: Mode, quiet: bool) -> Progress {
         Progress {
             mode,
-            bar,
-            total,
-            resumed,
-            done: AtomicU64::new(resumed),
-            tours: AtomicU64::new(tours),
+            quiet,
+            bar: OnceLock::new(),
+            units: OnceLock::new(),
+            layer: Mutex::new(None),
             start: Instant::now(),
         }
     }
 
-    /// One more unit done, adding `tours`.
-    pub(crate) fn add(&self, tours: u64) {
-        // Relaxed: these are statistics for display; the totals reported come from elsewhere
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        let t = self.tours.fetch_add(tours, Ordering::Relaxed) + tours;
-        if let Some(bar) = &self.bar {
-            bar.inc(1);
-            bar.set_message(format!(
-                "{} tours, {:.1} units/s",
-                group(t),
-                self.rate(done)
-            ));
+    /// Runs `f` with this display as its observer: a ticker prints the plain line every few
+    /// seconds, and the bar is cleared at the end.
+    pub(crate) fn run<T: Send>(&self, f: impl FnOnce(&dyn Observer) -> T + Send) -> T {
+        let finished = AtomicBool::new(false);
+        let result = std::thread::scope(|scope| {
+            // parked between lines and woken at the end, so a short count does not wait for it
+            let ticker = (self.mode == Mode::Plain).then(|| {
+                scope.spawn(|| {
+                    let mut last = Instant::now();
+                    while !finished.load(Ordering::Relaxed) {
+                        std::thread::park_timeout(Duration::from_millis(250));
+                        if last.elapsed() >= PLAIN_EVERY {
+                            last = Instant::now();
+                            if let Some(line) = self.line() {
+                                eprintln!("{line}");
+                            }
+                        }
+                    }
+                })
+            });
+            let r = f(self);
+            finished.store(true, Ordering::Relaxed);
+            if let Some(t) = &ticker {
+                t.thread().unpark();
+            }
+            r
+        });
+        if let Some(bar) = self.bar.get() {
+            bar.finish_and_clear();
         }
+        result
     }
 
-    /// The plain display's line, or `None` for the other modes.
-    pub(crate) fn line(&self) -> Option<String> {
-        if self.mode != Mode::Plain {
+    fn bar(&self, len: u64, template: &str) -> Option<&ProgressBar> {
+        if self.mode != Mode::Bar {
             return None;
         }
-        let done = self.done.load(Ordering::Relaxed);
+        Some(self.bar.get_or_init(|| {
+            let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+            bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar
+        }))
+    }
+
+    /// The plain display's line, or `None` before any work.
+    fn line(&self) -> Option<String> {
         let secs = self.start.elapsed().as_secs_f64();
-        let rate = self.rate(done);
+        if let Some(l) = self
+            .layer
+            .lock()
+            .expect("no panic holding the lock")
+            .as_ref()
+        {
+            return Some(format!(
+                "knights: layer {}/{} ({}), {} states, {}, {secs:.0} s elapsed",
+                group(l.done as u64),
+                group(l.total as u64),
+                l.phase,
+                group(l.states),
+                human_bytes(l.bytes)
+            ));
+        }
+        let u = self.units.get()?;
+        let done = u.done.load(Ordering::Relaxed);
+        let rate = Self::rate(u, done, secs);
         let eta = if rate > 0.0 {
-            format!("{:.0} s", (self.total - done) as f64 / rate)
+            format!("{:.0} s", (u.total - done) as f64 / rate)
         } else {
             "unknown".into()
         };
         Some(format!(
             "knights: {}/{} units, {} tours so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
             group(done),
-            group(self.total),
-            group(self.tours.load(Ordering::Relaxed)),
+            group(u.total),
+            group(u.tours.load(Ordering::Relaxed)),
         ))
     }
 
     /// Units per second counted by this process.
-    fn rate(&self, done: u64) -> f64 {
-        (done - self.resumed) as f64 / self.start.elapsed().as_secs_f64().max(1e-9)
+    fn rate(u: &Units, done: u64, secs: f64) -> f64 {
+        (done - u.resumed) as f64 / secs.max(1e-9)
     }
 
-    /// Removes the bar (a plain display has nothing to remove).
-    pub(crate) fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+    fn say(&self, message: &str) {
+        match self.bar.get() {
+            Some(bar) => bar.suspend(|| eprintln!("knights: {message}")),
+            None => eprintln!("knights: {message}"),
         }
     }
 }
 
-/// Thousands separated by commas.
-pub(crate) fn group(n: u64) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
+impl Observer for Progress {
+    fn warn(&self, message: &str) {
+        self.say(message);
     }
-    out
+
+    fn info(&self, message: &str) {
+        if !self.quiet {
+            self.say(message);
+        }
+    }
+
+    fn units(&self, total: u64, done: u64, tours: u64) {
+        let _ = self.units.set(Units {
+            total,
+            resumed: done,
+            done: AtomicU64::new(done),
+            tours: AtomicU64::new(tours),
+        });
+        if let Some(bar) = self.bar(
+            total,
+            "{wide_bar} {pos}/{len} units, {msg} [{elapsed_precise}, ETA {eta_precise}]",
+        ) {
+            bar.set_position(done);
+            bar.reset_eta();
+            bar.set_message(format!("{} tours", group(tours)));
+        }
+    }
+
+    fn unit_done(&self, tours: u64) {
+        let Some(u) = self.units.get() else { return };
+        // Relaxed: these are statistics for display; the totals reported come from elsewhere
+        let done = u.done.fetch_add(1, Ordering::Relaxed) + 1;
+        let t = u.tours.fetch_add(tours, Ordering::Relaxed) + tours;
+        if let Some(bar) = self.bar.get() {
+            bar.inc(1);
+            bar.set_message(format!(
+                "{} tours, {:.1} units/s",
+                group(t),
+                Self::rate(u, done, self.start.elapsed().as_secs_f64())
+            ));
+        }
+    }
+
+    fn layer(&self, p: &LayerProgress) {
+        if let Some(bar) = self.bar(
+            p.total as u64,
+            "{wide_bar} layer {pos}/{len}, {msg} [{elapsed_precise}]",
+        ) {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(format!(
+                "{}: {} states, {}",
+                p.phase,
+                group(p.states),
+                human_bytes(p.bytes)
+            ));
+        }
+        *self.layer.lock().expect("no panic holding the lock") = Some(p.clone());
+    }
+}
+
+/// Warnings and notes on standard error, with no progress display (for `merge`).
+pub(crate) struct Stderr {
+    /// Drop the notes, keep the warnings.
+    pub(crate) quiet: bool,
+}
+
+impl Observer for Stderr {
+    fn warn(&self, message: &str) {
+        eprintln!("knights: {message}");
+    }
+
+    fn info(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("knights: {message}");
+        }
+    }
 }

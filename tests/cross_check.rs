@@ -2,7 +2,7 @@
 //! symmetry against none, per-square tables against totals, a board against its transpose, one
 //! thread against two, and other leapers than the knight.
 
-use knights::count::{self, Count, CountSpec, Engine, naive};
+use knights::count::{self, CountSpec, Engine, naive};
 use knights::{Board, Piece, Square};
 
 fn board(rows: u32, cols: u32) -> Board {
@@ -17,8 +17,23 @@ fn spec(closed: bool) -> CountSpec {
     }
 }
 
-fn run(b: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> Count {
-    count::count(b, piece, spec, engine).unwrap_or_else(|e| panic!("{b} {spec:?} {engine:?}: {e}"))
+/// A count's figures as machine words: every board checked here is small enough.
+#[derive(Debug)]
+struct Figures {
+    directed: u64,
+    undirected: u64,
+    per_square: Option<Vec<u64>>,
+}
+
+fn run(b: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> Figures {
+    let c = count::count(b, piece, spec, engine)
+        .unwrap_or_else(|e| panic!("{b} {spec:?} {engine:?}: {e}"));
+    let word = |n: &num_bigint::BigUint| u64::try_from(n).expect("a small board's count");
+    Figures {
+        directed: word(&c.directed),
+        undirected: word(&c.undirected),
+        per_square: c.per_square,
+    }
 }
 
 /// Every board with `rows * cols <= max`, both orientations.

@@ -370,6 +370,73 @@ fn shards_run_as_separate_processes_merge_to_the_total() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("different run"));
 }
 
+/// A count a theorem settles keeps the run contract: the JSON fields of every count, a checkpoint
+/// file per shard, and shards that merge to the total (0, with the theorem).
+#[test]
+fn counts_settled_by_a_theorem_keep_the_run_contract() {
+    let v = finish(&["count", "5x5", "--closed"]);
+    assert_eq!(v["directed"], 0);
+    assert_eq!(
+        (&v["units"], &v["units_done"], &v["complete"]),
+        (&Value::from(0), &Value::from(0), &Value::from(true))
+    );
+    assert!(v["shard"].is_null() && v["checkpoint"].is_null(), "{v}");
+    assert!(
+        v["reason"].as_str().is_some_and(|r| r.contains("odd")),
+        "{v}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<String> = (0..2)
+        .map(|k| {
+            let f = dir.path().join(format!("s{k}.ckpt"));
+            let shard = format!("{k}/2");
+            let v = finish(&[
+                "count",
+                "5x5",
+                "--closed",
+                "--shard",
+                &shard,
+                "--checkpoint",
+                path_str(&f),
+            ]);
+            assert_eq!(
+                (v["shard"].as_str(), v["complete"].as_bool()),
+                (Some(shard.as_str()), Some(false))
+            );
+            assert!(f.exists(), "shard {shard} wrote no checkpoint");
+            path_str(&f).to_string()
+        })
+        .collect();
+    let out = knights()
+        .arg("merge")
+        .args(&files)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    assert_eq!(
+        (v["directed"].as_u64(), v["complete"].as_bool()),
+        (Some(0), Some(true))
+    );
+    assert!(v["reason"].as_str().is_some(), "{v}");
+    // the same command again resumes its (empty) checkpoint
+    let again = finish(&[
+        "count",
+        "5x5",
+        "--closed",
+        "--shard",
+        "0/2",
+        "--checkpoint",
+        &files[0],
+    ]);
+    assert_eq!(again["directed"], 0);
+}
+
 #[test]
 fn bad_shards_are_refused_in_one_line() {
     for bad in ["3/3", "0/0", "x", "1/2/3", "-1/2"] {

@@ -187,7 +187,7 @@ impl RunId {
         piece: &Piece,
         spec: &CountSpec,
         engine: &str,
-        plan: &Plan,
+        plan: Option<&Plan>,
         split: usize,
         units: &[Unit],
     ) -> RunId {
@@ -319,24 +319,27 @@ impl RunId {
     }
 }
 
-/// FNV-1a over the roots (start, weights, multiplier), the tally and every unit, in order.
-fn fingerprint(plan: &Plan, units: &[Unit]) -> u64 {
+/// FNV-1a over the roots (start, weights, multiplier), the tally and every unit, in order; a
+/// count a theorem settles has no plan and no units.
+fn fingerprint(plan: Option<&Plan>, units: &[Unit]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
             h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
         }
     };
-    for r in &plan.roots {
-        eat(&r.start.to_le_bytes());
-        eat(&r.weight);
-        eat(&r.multiplier.to_le_bytes());
+    if let Some(plan) = plan {
+        for r in &plan.roots {
+            eat(&r.start.to_le_bytes());
+            eat(&r.weight);
+            eat(&r.multiplier.to_le_bytes());
+        }
+        eat(&[match plan.tally {
+            Tally::OpenAll => 0,
+            Tally::Fixed => 1,
+            Tally::Cycles => 2,
+        }]);
     }
-    eat(&[match plan.tally {
-        Tally::OpenAll => 0,
-        Tally::Fixed => 1,
-        Tally::Cycles => 2,
-    }]);
     for u in units {
         eat(&u.root.to_le_bytes());
         eat(&u.free.0.to_le_bytes());
@@ -688,7 +691,15 @@ mod tests {
         (
             RunId {
                 shard,
-                ..RunId::new(board, &Piece::knight(), &spec, "dfs", &plan, 64, &units)
+                ..RunId::new(
+                    board,
+                    &Piece::knight(),
+                    &spec,
+                    "dfs",
+                    Some(&plan),
+                    64,
+                    &units,
+                )
             },
             plan,
             units,

@@ -4,12 +4,15 @@
 //! they apply, builds a [`Plan`], splits it into work units and sums them in parallel with rayon.
 
 pub mod checkpoint;
+pub mod driver;
 pub mod naive;
 pub mod plan;
+pub mod report;
 pub mod run;
 
 use std::time::Instant;
 
+use num_bigint::BigUint;
 use rayon::prelude::*;
 
 pub use checkpoint::{Checkpoint, CheckpointError, RunId, Shard};
@@ -20,16 +23,33 @@ use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::piece::Piece;
 use crate::theory;
+use driver::{Job, Quiet};
 
 /// Which counter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Engine {
-    /// The bitboard DFS.
+    /// The faster of the DFS and the frontier engine, by the rule of [`driver::choose`].
     #[default]
     Auto,
+    /// The bitboard DFS (boards of up to 64 squares).
     Dfs,
+    /// Dynamic programming over a moving frontier (boards of any length, short side up to 8).
+    Frontier,
     /// Plain backtracking, for comparison.
     Naive,
+}
+
+impl Engine {
+    /// The name printed in reports and written in checkpoints.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Dfs => "dfs",
+            Engine::Frontier => "frontier",
+            Engine::Naive => "naive",
+        }
+    }
 }
 
 /// Work units a count is split into, whatever the number of threads.
@@ -42,9 +62,9 @@ pub const NAIVE_MAX_SQUARES: u64 = 36;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Count {
     /// Directed tours (open: every start and both directions; closed: twice the cycles).
-    pub directed: u64,
+    pub directed: BigUint,
     /// Undirected tours (open: directed / 2; closed: cycles).
-    pub undirected: u64,
+    pub undirected: BigUint,
     /// How the total was assembled.
     pub how: String,
     /// The theorem that settles the count at zero, if one does.
@@ -52,34 +72,19 @@ pub struct Count {
     /// Directed open tours by start square (row-major), when asked for.
     pub per_square: Option<Vec<u64>>,
     pub seconds: f64,
+    /// What the frontier engine needed at its largest layer (`None` for the other engines).
+    pub peak: Option<Peak>,
 }
 
-/// Checks a request before any work: board size for the engine and squares on the board.
-pub fn check(board: Board, spec: &CountSpec, engine: Engine) -> Result<()> {
-    if spec.per_square && (spec.closed || spec.from.is_some() || spec.to.is_some()) {
-        return Err(Error::Invalid(
-            "--per-square counts open tours from every square; it cannot be combined with --closed, --from or --to".into(),
-        ));
-    }
-    if !board.is_small() {
-        return Err(Error::TooLarge {
-            board: board.to_string(),
-            squares: board.squares(),
-            engine: "exact counting",
-            max: 64,
-            hint: "Counts past 64 squares are out of reach of an exhaustive search; `knights tour` finds one tour on boards of up to 4,000,000 squares (2000x2000).",
-        });
-    }
-    if engine == Engine::Naive && board.squares() > NAIVE_MAX_SQUARES {
-        return Err(Error::TooLarge {
-            board: board.to_string(),
-            squares: board.squares(),
-            engine: "the naive engine",
-            max: NAIVE_MAX_SQUARES,
-            hint: "Use --engine dfs.",
-        });
-    }
-    Ok(())
+/// The frontier engine's largest layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Peak {
+    /// Squares in the frontier window.
+    pub window: u32,
+    /// States in the largest layer.
+    pub states: u64,
+    /// Bytes the state tables held at most.
+    pub bytes: u64,
 }
 
 /// Search nodes one thread gets through in a second, by Knuth's estimate: measured 5e7 to 1.5e8
@@ -95,13 +100,13 @@ pub fn estimate_seconds(plan: &Plan, threads: usize) -> f64 {
     plan.estimate_nodes(1000, 0x5EED) / (NODES_PER_THREAD_SECOND * threads.max(1) as f64)
 }
 
-/// Refuses a count whose estimated time exceeds [`REACH_SECONDS`].
-pub fn check_reach(board: Board, piece: &Piece, spec: &CountSpec, threads: usize) -> Result<f64> {
+/// Refuses a DFS count of `plan` whose estimated time exceeds [`REACH_SECONDS`].
+pub fn check_reach_plan(plan: &Plan, board: Board, threads: usize) -> Result<f64> {
     // every board of up to 40 squares counts within seconds; skip the estimate's milliseconds
-    if board.squares() <= 40 || obstruction(board, piece, spec).is_some() {
+    if board.squares() <= 40 {
         return Ok(0.0);
     }
-    let secs = estimate_seconds(&Plan::new(board, piece, spec), threads);
+    let secs = estimate_seconds(plan, threads);
     if secs > REACH_SECONDS {
         return Err(Error::Invalid(format!(
             "counting these tours on {board} is out of reach: the search tree is estimated at {:.1e} nodes, about {} on {threads} thread{}; use --force to start anyway (with --checkpoint)",
@@ -180,38 +185,38 @@ pub fn weigh(plan: &Plan, units: &[Unit], counts: &[u64]) -> u64 {
         .sum()
 }
 
-/// Counts tours of `piece` on `board` as `spec` asks, with `engine`, on the current rayon pool.
+/// Counts tours of `piece` on `board` as `spec` asks, with `engine`, on the current rayon pool:
+/// the driver's [`driver::run`] without checkpoint, shard, progress or stop flag.
 pub fn count(board: Board, piece: &Piece, spec: &CountSpec, engine: Engine) -> Result<Count> {
-    check(board, spec, engine)?;
-    let t0 = Instant::now();
-    let reason = obstruction(board, piece, spec);
-    if let Some(reason) = reason {
-        return Ok(Count {
-            directed: 0,
-            undirected: 0,
-            how: "settled by a theorem".into(),
-            per_square: spec.per_square.then(|| vec![0; board.squares() as usize]),
-            reason: Some(reason),
-            seconds: t0.elapsed().as_secs_f64(),
-        });
+    let job = Job::new(board, piece.clone(), spec.clone(), engine);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    match driver::run(&job, &stop, &Quiet) {
+        Ok(o) => Ok(o.count),
+        Err(driver::RunError::Input(e)) => Err(e),
+        Err(e) => Err(Error::Invalid(e.to_string())),
     }
-    if engine == Engine::Naive {
-        return Ok(count_naive(board, piece, spec, t0));
-    }
-    let plan = Plan::new(board, piece, spec);
-    let units = plan.units(UNIT_TARGET);
-    let counts = count_units(&plan, &units);
-    Ok(Count::from_units(
-        board,
-        &plan,
-        &units,
-        &counts,
-        spec.per_square,
-        t0.elapsed().as_secs_f64(),
-    ))
 }
 
 impl Count {
+    /// The zero count a theorem settles.
+    #[must_use]
+    pub fn settled(
+        board: Board,
+        spec: &CountSpec,
+        reason: theory::Obstruction,
+        seconds: f64,
+    ) -> Count {
+        Count {
+            directed: BigUint::ZERO,
+            undirected: BigUint::ZERO,
+            how: "settled by a theorem".into(),
+            per_square: spec.per_square.then(|| vec![0; board.squares() as usize]),
+            reason: Some(reason),
+            seconds,
+            peak: None,
+        }
+    }
+
     /// The figures of a plan from the counts of its units (0 for a unit not counted), with the
     /// table by start square when `with_per_square`.
     #[must_use]
@@ -225,12 +230,13 @@ impl Count {
     ) -> Count {
         let (directed, undirected) = tally(plan.tally, weigh(plan, units, counts), board.squares());
         Count {
-            directed,
-            undirected,
+            directed: directed.into(),
+            undirected: undirected.into(),
             how: plan.how.clone(),
             reason: None,
             per_square: with_per_square.then(|| per_square(board, plan, units, counts)),
             seconds,
+            peak: None,
         }
     }
 }
@@ -257,7 +263,7 @@ pub fn per_square(board: Board, plan: &Plan, units: &[Unit], counts: &[u64]) -> 
     table
 }
 
-fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Count {
+pub(crate) fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Count {
     let n = board.squares();
     let (directed, undirected, how) = if spec.closed {
         match (spec.from, spec.to) {
@@ -294,11 +300,12 @@ fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Co
             .collect()
     });
     Count {
-        directed,
-        undirected,
+        directed: directed.into(),
+        undirected: undirected.into(),
         how: how.into(),
         reason: None,
         per_square,
         seconds: t0.elapsed().as_secs_f64(),
+        peak: None,
     }
 }

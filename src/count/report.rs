@@ -1,0 +1,253 @@
+//! How a count is printed: the text lines and the JSON object of `knights count` and `merge`.
+//!
+//! The JSON fields are a contract (see the README): `board`, `rows`, `cols`, `piece`, `closed`,
+//! `from`, `to`, `directed`, `undirected`, `engine`, `threads`, `seconds`, `how`, `reason`, and
+//! `per_square` when asked for; counts are JSON integers of any size. Fields may be added.
+
+use num_bigint::BigUint;
+
+use super::Count;
+use super::plan::CountSpec;
+use crate::board::{Board, file_name};
+use crate::piece::Piece;
+
+/// What is said about a count besides its figures.
+#[derive(Clone, Debug)]
+pub struct Report<'a> {
+    pub board: Board,
+    pub piece: &'a Piece,
+    pub spec: &'a CountSpec,
+    /// `dfs`, `naive` or `frontier`.
+    pub engine: &'a str,
+    /// Worker threads; 0 for a merge, which runs none.
+    pub threads: usize,
+    /// Appended to the description: which part of the run this is.
+    pub scope: String,
+    /// Lines printed after the figures.
+    pub notes: Vec<String>,
+}
+
+impl<'a> Report<'a> {
+    #[must_use]
+    pub fn new(
+        board: Board,
+        piece: &'a Piece,
+        spec: &'a CountSpec,
+        engine: &'a str,
+        threads: usize,
+    ) -> Report<'a> {
+        Report {
+            board,
+            piece,
+            spec,
+            engine,
+            threads,
+            scope: String::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// `6x6 open tours of the knight from a1`, plus the scope.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let b = self.board;
+        let mut s = format!(
+            "{} {} tours of the {}",
+            b,
+            if self.spec.closed { "closed" } else { "open" },
+            self.piece
+        );
+        if let Some(f) = self.spec.from {
+            s += &format!(" from {}", b.name(f));
+        }
+        if let Some(t) = self.spec.to {
+            s += &format!(" to {}", b.name(t));
+        }
+        s + &self.scope
+    }
+
+    /// The text `knights count` prints.
+    #[must_use]
+    pub fn text(&self, c: &Count) -> String {
+        let spec = self.spec;
+        let mut s = self.describe();
+        if spec.closed && (spec.from.is_none() || spec.to.is_none()) {
+            s += &format!(
+                ": {} (undirected cycles), {} directed\n",
+                group(&c.undirected),
+                group(&c.directed)
+            );
+        } else if !spec.closed && spec.from.is_none() && spec.to.is_none() {
+            s += &format!(
+                ": {} directed, {} undirected\n",
+                group(&c.directed),
+                group(&c.undirected)
+            );
+        } else {
+            s += &format!(": {}\n", group(&c.directed));
+        }
+        if let Some(reason) = &c.reason {
+            s += &format!("reason: {reason}\n");
+        }
+        let ran = if self.threads == 0 {
+            "merged".to_string()
+        } else {
+            format!(
+                "{} thread{}",
+                self.threads,
+                if self.threads == 1 { "" } else { "s" }
+            )
+        };
+        s += &format!(
+            "method: {} ({} engine, {ran}, {:.3} s)\n",
+            c.how, self.engine, c.seconds
+        );
+        if let Some(peak) = &c.peak {
+            s += &format!(
+                "frontier: window of {} squares, peak {} states, {}\n",
+                peak.window,
+                group_u64(peak.states),
+                human_bytes(peak.bytes)
+            );
+        }
+        if let Some(table) = &c.per_square {
+            s += &per_square_grid(self.board, table);
+        }
+        for n in &self.notes {
+            s += n;
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The JSON object `knights count --json` prints.
+    #[must_use]
+    pub fn json(&self, c: &Count) -> serde_json::Value {
+        let (b, spec) = (self.board, self.spec);
+        let mut v = serde_json::json!({
+            "board": b.to_string(),
+            "rows": b.rows,
+            "cols": b.cols,
+            "piece": self.piece.to_string(),
+            "closed": spec.closed,
+            "from": spec.from.map(|s| b.name(s)),
+            "to": spec.to.map(|s| b.name(s)),
+            "directed": json_int(&c.directed),
+            "undirected": json_int(&c.undirected),
+            "engine": self.engine,
+            "threads": self.threads,
+            "seconds": c.seconds,
+            "how": c.how,
+            "reason": c.reason.as_ref().map(ToString::to_string),
+        });
+        if let Some(peak) = &c.peak {
+            v["peak_states"] = serde_json::json!(peak.states);
+            v["peak_bytes"] = serde_json::json!(peak.bytes);
+            v["window"] = serde_json::json!(peak.window);
+        }
+        if let Some(table) = &c.per_square {
+            let rows: Vec<Vec<u64>> = (0..b.rows)
+                .map(|r| table[(r * b.cols) as usize..((r + 1) * b.cols) as usize].to_vec())
+                .collect();
+            v["per_square"] = serde_json::json!(rows);
+        }
+        v
+    }
+}
+
+/// A count as a JSON integer, however large (serde_json keeps the digits).
+#[must_use]
+pub fn json_int(n: &BigUint) -> serde_json::Value {
+    let digits = n.to_string();
+    serde_json::Value::Number(digits.parse().expect("decimal digits are a JSON number"))
+}
+
+/// Thousands separated by commas.
+#[must_use]
+pub fn group(n: &BigUint) -> String {
+    group_digits(&n.to_string())
+}
+
+/// Thousands separated by commas.
+#[must_use]
+pub fn group_u64(n: u64) -> String {
+    group_digits(&n.to_string())
+}
+
+fn group_digits(d: &str) -> String {
+    let mut out = String::with_capacity(d.len() + d.len() / 3);
+    for (i, ch) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A size in bytes in the largest fitting binary unit, e.g. `1.5 GiB`.
+#[must_use]
+pub fn human_bytes(bytes: u64) -> String {
+    let units = [
+        (1u64 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (size, name) in units {
+        if bytes >= size {
+            return format!("{:.1} {name}", bytes as f64 / size as f64);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+fn per_square_grid(b: Board, table: &[u64]) -> String {
+    let w = table
+        .iter()
+        .map(|n| n.to_string().len())
+        .max()
+        .unwrap_or(1)
+        .max(2);
+    let mut s = String::from("directed open tours by start square:\n");
+    for r in (0..b.rows).rev() {
+        s += &format!("{:>3} ", r + 1);
+        for c in 0..b.cols {
+            s += &format!(" {:>w$}", table[(r * b.cols + c) as usize]);
+        }
+        s.push('\n');
+    }
+    s += "    ";
+    for c in 0..b.cols {
+        s += &format!(" {:>w$}", file_name(c));
+    }
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_and_sizes() {
+        assert_eq!(group_u64(0), "0");
+        assert_eq!(group_u64(1234), "1,234");
+        assert_eq!(group_u64(6_637_920), "6,637,920");
+        let big: BigUint = "123456789012345678901234567890".parse().unwrap();
+        assert_eq!(group(&big), "123,456,789,012,345,678,901,234,567,890");
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
+    }
+
+    #[test]
+    fn big_counts_are_json_integers() {
+        let big: BigUint = "340282366920938463463374607431768211457".parse().unwrap();
+        let v = serde_json::json!({ "n": json_int(&big) });
+        let text = v.to_string();
+        assert_eq!(text, r#"{"n":340282366920938463463374607431768211457}"#);
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(back["n"].is_number());
+        assert_eq!(json_int(&BigUint::from(5u32)), 5);
+    }
+}
