@@ -76,17 +76,20 @@ pub(crate) struct VerifyArgs {
 /// Which counter to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum EngineArg {
-    /// The bitboard DFS.
+    /// The DFS where its search tree is small, the frontier engine otherwise.
     Auto,
-    /// The bitboard DFS with pruning, memo, symmetry and work stealing.
+    /// The bitboard DFS with pruning, memo, symmetry and work stealing (up to 64 squares).
     Dfs,
+    /// Dynamic programming over a moving frontier (any length, short side up to about 8).
+    Frontier,
     /// Plain textbook backtracking (boards of up to 36 squares), for comparison.
     Naive,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct CountArgs {
-    /// The board, ROWSxCOLS, of at most 64 squares (e.g. 6x6, 5x8, 3x21).
+    /// The board, ROWSxCOLS (e.g. 6x6, 7x7, 3x100): up to 64 squares for the dfs engine, any
+    /// length with a short side up to about 8 for the frontier engine.
     #[arg(value_parser = parse_board)]
     pub(crate) board: Board,
     /// Count closed tours (undirected cycles) instead of open ones.
@@ -133,6 +136,11 @@ pub(crate) struct CountArgs {
     /// No progress display (same as --progress none).
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
+    /// The most memory the frontier engine's state tables may take, e.g. 8G, 512M or 2GiB
+    /// (default: three quarters of the machine's memory); past it the count stops with the
+    /// figure it needed.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_memory: Option<u64>,
 }
 
 /// How progress is shown.
@@ -175,6 +183,41 @@ fn parse_shard(s: &str) -> Result<Shard, String> {
     s.parse().map_err(|e: knights::Error| e.to_string())
 }
 
+/// A size in bytes: a number with an optional unit K, M, G or T (powers of 1024; `KiB`, `MB`
+/// and the like are read the same way).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let shift = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches('B')
+        .trim_end_matches('I')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => {
+            return Err(format!(
+                "'{s}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)"
+            ));
+        }
+    };
+    let x: f64 = num.parse().map_err(|_| {
+        format!("'{s}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)")
+    })?;
+    let bytes = x * (1u64 << shift) as f64;
+    if !(1.0..=1.8e19).contains(&bytes) {
+        return Err(format!("'{s}' is not a usable size (at least 1 byte)"));
+    }
+    Ok(bytes as u64)
+}
+
 fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
     let n: usize = s
         .parse()
@@ -190,5 +233,17 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse_in_binary_units() {
+        assert_eq!(parse_size("8G"), Ok(8 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        for bad in ["", "G", "8X", "-1G", "0"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

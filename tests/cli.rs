@@ -195,16 +195,29 @@ fn bad_input_is_a_usage_error_naming_the_value() {
 
 #[test]
 fn too_large_count_says_so() {
+    // the dfs engine stops at 64 squares and names the engine that goes further
     knights()
-        .args(["count", "9x9"])
+        .args(["count", "9x9", "--engine", "dfs"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("64"));
+        .stderr(predicate::str::contains("64").and(predicate::str::contains("frontier")));
+    // the frontier engine refuses a count its tables cannot hold, before it starts
+    knights().args(["count", "9x9"]).assert().code(2).stderr(
+        predicate::str::contains("out of reach")
+            .and(predicate::str::contains("--force"))
+            .and(predicate::str::contains("estimate")),
+    );
+    // a window too wide for the frontier engine
     knights()
-        .args(["count", "1x65"])
+        .args(["count", "30x30", "--engine", "frontier"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("65 squares"));
+        .stderr(predicate::str::contains("window"));
+    // any length: a 1x65 board is settled by a theorem (no moves)
+    let out = ok(&["count", "1x65", "--json"]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["directed"], 0);
+    assert!(v["reason"].is_string(), "{out}");
 }
 
 #[test]

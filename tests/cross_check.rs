@@ -3,6 +3,7 @@
 //! thread against two, and other leapers than the knight.
 
 use knights::count::{self, CountSpec, Engine, naive};
+use knights::frontier;
 use knights::{Board, Piece, Square};
 
 fn board(rows: u32, cols: u32) -> Board {
@@ -384,5 +385,188 @@ fn wazir_paths_by_hand() {
             1,
             "2x{n}"
         );
+    }
+}
+
+/// The frontier engine's figures, by method, as machine words.
+fn frontier(b: Board, piece: &Piece, spec: &CountSpec, method: frontier::Method) -> Figures {
+    let c = frontier::count(b, piece, spec, method)
+        .unwrap_or_else(|e| panic!("{b} {spec:?} {method:?}: {e}"));
+    let word = |n: &num_bigint::BigUint| u64::try_from(n).expect("a small board's count");
+    Figures {
+        directed: word(&c.directed),
+        undirected: word(&c.undirected),
+        per_square: None,
+    }
+}
+
+/// Every board with `rows <= cols` and `rows * cols <= max`.
+fn boards_rows_le_cols(max: u32) -> Vec<Board> {
+    boards_up_to(max)
+        .into_iter()
+        .filter(|b| b.rows <= b.cols)
+        .collect()
+}
+
+/// The frontier engine against the DFS on every board both can do up to 40 squares, open and
+/// closed, by every method: one sweep with and without the mirror merge, meeting in the middle
+/// where it applies, and the automatic choice; and each board against its transpose.
+#[test]
+fn frontier_equals_dfs_on_every_board_up_to_40_squares() {
+    use frontier::Method;
+    let k = Piece::knight();
+    let plain = |closed| CountSpec {
+        symmetry: false,
+        ..spec(closed)
+    };
+    let mut met = 0;
+    for b in boards_rows_le_cols(40) {
+        for closed in [false, true] {
+            let dfs = run(b, &k, &spec(closed), Engine::Dfs);
+            let want = (dfs.directed, dfs.undirected);
+            let mut got = vec![
+                ("auto", frontier(b, &k, &spec(closed), Method::Auto)),
+                (
+                    "sweep+mirror",
+                    frontier(b, &k, &spec(closed), Method::Sweep),
+                ),
+                ("sweep", frontier(b, &k, &plain(closed), Method::Sweep)),
+                (
+                    "transposed",
+                    frontier(b.transposed(), &k, &spec(closed), Method::Auto),
+                ),
+            ];
+            if let Ok(c) = frontier::count(b, &k, &spec(closed), Method::Meet) {
+                met += 1;
+                let word = |n: &num_bigint::BigUint| u64::try_from(n).unwrap();
+                got.push((
+                    "meet",
+                    Figures {
+                        directed: word(&c.directed),
+                        undirected: word(&c.undirected),
+                        per_square: None,
+                    },
+                ));
+            }
+            for (how, f) in got {
+                assert_eq!(
+                    (f.directed, f.undirected),
+                    want,
+                    "{b} closed={closed}: frontier ({how}) vs dfs"
+                );
+            }
+        }
+    }
+    assert!(met > 40, "meeting in the middle ran on only {met} counts");
+}
+
+/// Meeting in the middle with the cut after every column count it allows, open and closed,
+/// against the DFS (both halves' tables are taken in either order).
+#[test]
+fn frontier_meets_at_every_cut() {
+    let k = Piece::knight();
+    let mut cuts = 0;
+    for b in boards_rows_le_cols(30) {
+        for closed in [false, true] {
+            let dfs = run(b, &k, &spec(closed), Engine::Dfs);
+            for c in 1..b.cols {
+                let Ok(f) = frontier::count(b, &k, &spec(closed), frontier::Method::MeetAt(c))
+                else {
+                    continue;
+                };
+                cuts += 1;
+                let word = |n: &num_bigint::BigUint| u64::try_from(n).unwrap();
+                assert_eq!(
+                    (word(&f.directed), word(&f.undirected)),
+                    (dfs.directed, dfs.undirected),
+                    "{b} closed={closed} cut after {c} columns"
+                );
+            }
+        }
+    }
+    assert!(cuts > 100, "only {cuts} cuts tried");
+}
+
+/// Start and end squares against the DFS: every `--from` and `--to`, and every pair, on small
+/// boards; on 6x6 (a second or so a count) a corner, an edge and a middle square.
+#[test]
+fn frontier_from_and_to_agree_with_dfs() {
+    let k = Piece::knight();
+    let all = |b: Board| (0..b.squares() as u32).collect::<Vec<u32>>();
+    for (b, pairs, starts) in [
+        (board(5, 5), true, all(board(5, 5))),
+        (board(4, 6), true, all(board(4, 6))),
+        (board(3, 8), true, all(board(3, 8))),
+        (board(5, 6), false, all(board(5, 6))),
+        (board(6, 6), false, vec![0, 1, 14]),
+    ] {
+        for closed in [false, true] {
+            for &from in &starts {
+                let f = b.square(from);
+                let s = CountSpec {
+                    from: Some(f),
+                    ..spec(closed)
+                };
+                let to_only = CountSpec {
+                    to: Some(f),
+                    ..spec(closed)
+                };
+                for sp in [&s, &to_only] {
+                    assert_eq!(
+                        frontier(b, &k, sp, frontier::Method::Auto).directed,
+                        run(b, &k, sp, Engine::Dfs).directed,
+                        "{b} closed={closed} {sp:?}"
+                    );
+                }
+                if !pairs {
+                    continue;
+                }
+                for to in 0..b.squares() as u32 {
+                    let sp = CountSpec {
+                        to: Some(b.square(to)),
+                        ..s.clone()
+                    };
+                    assert_eq!(
+                        frontier(b, &k, &sp, frontier::Method::Auto).directed,
+                        run(b, &k, &sp, Engine::Dfs).directed,
+                        "{b} closed={closed} {sp:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Other leapers than the knight (those whose window fits), open and closed, against the DFS;
+/// up to 24 squares for single leapers, fewer for unions (a dense union has astronomically many
+/// paths, one DFS leaf each).
+#[test]
+fn frontier_counts_other_pieces_like_the_dfs() {
+    for (name, max) in [
+        ("camel", 24),
+        ("zebra", 24),
+        ("giraffe", 24),
+        ("1,1", 24),
+        ("0,1", 20),
+        ("3,0+2,2", 16),
+        ("1,2+1,3", 12),
+    ] {
+        let p: Piece = name.parse().unwrap();
+        for b in boards_rows_le_cols(max) {
+            if frontier::supports(b, &p, &spec(false)).is_err() {
+                continue;
+            }
+            for closed in [false, true] {
+                let dfs = run(b, &p, &spec(closed), Engine::Dfs);
+                for method in [frontier::Method::Auto, frontier::Method::Sweep] {
+                    let f = frontier(b, &p, &spec(closed), method);
+                    assert_eq!(
+                        (f.directed, f.undirected),
+                        (dfs.directed, dfs.undirected),
+                        "{b} {p} closed={closed} {method:?}"
+                    );
+                }
+            }
+        }
     }
 }

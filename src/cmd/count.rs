@@ -28,6 +28,7 @@ fn job_of(a: &CountArgs) -> Result<Job> {
     let engine = match a.engine {
         EngineArg::Auto => Engine::Auto,
         EngineArg::Dfs => Engine::Dfs,
+        EngineArg::Frontier => Engine::Frontier,
         EngineArg::Naive => Engine::Naive,
     };
     let mut job = Job::new(board, a.piece.piece.clone(), spec, engine);
@@ -35,6 +36,9 @@ fn job_of(a: &CountArgs) -> Result<Job> {
     job.checkpoint.clone_from(&a.checkpoint);
     job.shard = a.shard;
     job.force = a.force;
+    if let Some(m) = a.max_memory {
+        job.max_memory = m;
+    }
     Ok(job)
 }
 

@@ -1,0 +1,190 @@
+//! One step of the frontier walk: every way the new square can take its edges, the squares that
+//! leave the window, and the rules that drop states which can no longer become a tour.
+
+use super::layout::{Role, Step};
+use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_terminal, permuted};
+
+/// Adds `step`'s square to `key`: calls `emit(next)` for every state it can lead to and returns
+/// how many complete tours it finishes (at the last square only).
+///
+/// The rules that drop a state: a square leaving the window with no edge, or (closed tours) with
+/// one; a cycle or a finished path before the last square; more than two path ends, counting the
+/// ends still to come that the request fixes, the window squares with no edge and one neighbour
+/// left, and the squares ahead that have only one neighbour they can still use (for a closed tour
+/// any of those is fatal); a square ahead with no neighbour it can use.
+#[inline]
+pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: impl FnMut(K)) -> u32 {
+    let k = key.shifted();
+    // a square leaving with no edge gets at most one now: a closed tour is dead whatever the
+    // choice, an open one needs that edge (the square leaves as an end of the path); a closed
+    // tour's piece end leaving needs it too
+    let mut must = K::ZERO;
+    // (slot 0 is the new square itself, which leaves at the board's last square)
+    for &s in step.departs.iter().filter(|&&s| s > 0) {
+        match k.get(s) {
+            SAT => {}
+            FREE if closed => return 0,
+            FREE => must = must.or(K::bit(s)),
+            _ if closed => must = must.or(K::bit(s)),
+            _ => {}
+        }
+    }
+    // the neighbours that can take an edge
+    let mut usable = [0u32; 8];
+    let mut n = 0;
+    for &b in &step.back {
+        if k.get(b) != SAT {
+            usable[n] = b;
+            n += 1;
+        }
+    }
+    if let Some(f) = step.forced {
+        if k.get(f) == SAT {
+            return 0;
+        }
+        must = must.or(K::bit(f));
+    }
+    let usable = &usable[..n];
+    let mut done = 0;
+    let mut try_edges = |edges: &[u32], terminal: bool| {
+        if must != K::ZERO {
+            let got = edges.iter().fold(K::ZERO, |m, &b| m.or(K::bit(b)));
+            if must.without(got) != K::ZERO {
+                return;
+            }
+        }
+        let mut k = k;
+        let mut finished = false;
+        for &b in edges {
+            let Some((next, e)) = add_edge(k, 0, b, closed) else {
+                return;
+            };
+            if e != Event::None {
+                if !step.last || finished {
+                    return;
+                }
+                finished = true;
+            }
+            k = next;
+        }
+        if terminal {
+            let Some((next, e)) = make_terminal(k, 0) else {
+                return;
+            };
+            if e != Event::None {
+                if !step.last || finished || step.role == Role::Boundary {
+                    return;
+                }
+                finished = true;
+            }
+            k = next;
+        }
+        match settle(k, step, closed, finished) {
+            Some(Settled::Tour) => done += 1,
+            Some(Settled::State(k)) => emit(k),
+            None => {}
+        }
+    };
+    let (normal, terminal) = match step.role {
+        Role::Normal => (true, false),
+        Role::Terminal => (false, true),
+        Role::Boundary => (true, !closed),
+    };
+    if normal {
+        try_edges(&[], false);
+        for (i, &a) in usable.iter().enumerate() {
+            try_edges(&[a], false);
+            for &b in &usable[i + 1..] {
+                try_edges(&[a, b], false);
+            }
+        }
+    }
+    if terminal {
+        try_edges(&[], true);
+        for &a in usable {
+            try_edges(&[a], true);
+        }
+    }
+    done
+}
+
+enum Settled<K> {
+    /// A complete tour (the last square).
+    Tour,
+    State(K),
+}
+
+/// Applies the departures and the pruning rules to a state whose new square has its edges.
+#[inline]
+fn settle<K: Key>(
+    mut k: K,
+    step: &Step<K>,
+    closed: bool,
+    mut finished: bool,
+) -> Option<Settled<K>> {
+    for &s in &step.departs {
+        match k.get(s) {
+            SAT => {}
+            FREE => return None,
+            TERM => {
+                if closed || finished {
+                    return None;
+                }
+                finished = true;
+            }
+            _ => {
+                if closed || finished {
+                    return None;
+                }
+                k = make_terminal(k, s)?.0;
+            }
+        }
+        k = k.set(s, FREE);
+    }
+    if step.last {
+        return finished.then_some(Settled::Tour);
+    }
+    if finished {
+        // a finished path with squares still to come leaves them out
+        return None;
+    }
+    let single_free = k.eq_mask(FREE).and(step.single);
+    if closed && single_free != K::ZERO {
+        return None;
+    }
+    let mut ends = step.pending;
+    if !closed {
+        ends += k.eq_mask(TERM).ones() + single_free.ones();
+    }
+    if !step.look.is_empty() {
+        let sat = k.eq_mask(SAT);
+        for l in &step.look {
+            // what the square ahead can still use: `other` plus its walked neighbours not full
+            let open = l.slots.without(sat);
+            let one_left = if l.other == 0 {
+                if open == K::ZERO {
+                    return None;
+                }
+                open.and(open.minus_one()) == K::ZERO
+            } else {
+                open == K::ZERO
+            };
+            if one_left {
+                if closed {
+                    return None;
+                }
+                if !l.terminal {
+                    ends += 1;
+                }
+            }
+        }
+    }
+    if ends > 2 {
+        return None;
+    }
+    let mut k = canonical(k, step.width);
+    if let Some(perm) = &step.mirror {
+        k = k.min(permuted(k, perm, step.width));
+    }
+    Some(Settled::State(k))
+}

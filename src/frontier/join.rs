@@ -1,0 +1,314 @@
+//! Meeting in the middle: the two halves of a symmetric board, walked from each end to a cut,
+//! joined into tours.
+//!
+//! The left half is walked to the cut and then through a *crossing*: the first columns past the
+//! cut (the boundary squares) are added with their edges to the left only, and may be declared
+//! terminals. The right half is the same walk mirrored end to end, stopped where its window is
+//! the boundary squares, so its states hold the boundary's edges among the right-hand squares.
+//! A crossing state then fixes how many right-hand edges each boundary square needs (its
+//! *class*): a square with no left edge needs two, a full one none, an end one. For each
+//! crossing state the join looks up the right states of that class and keeps the pairs whose
+//! pieces form one cycle (closed) or one path with two terminals (open).
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::state::{FREE, Key, SAT, TERM};
+use super::sweep::big;
+use super::table::Layer;
+
+/// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
+pub(crate) const MAX_BOUNDARY: u32 = 16;
+
+/// The boundary squares of a state in crossing order `j = 0..m`: square `j` is in slot
+/// `slot(j)`.
+#[derive(Clone, Debug)]
+pub(crate) struct Boundary {
+    pub(crate) slots: Vec<u32>,
+}
+
+/// What a boundary square needs from the right: 0, 1 or 2 edges.
+#[inline]
+fn need(code: u8) -> u64 {
+    match code {
+        FREE => 2,
+        SAT => 0,
+        _ => 1,
+    }
+}
+
+/// What a boundary square has from the right.
+#[inline]
+fn has(code: u8) -> u64 {
+    match code {
+        FREE => 0,
+        SAT => 2,
+        _ => 1,
+    }
+}
+
+impl Boundary {
+    /// The class a crossing state asks of the right (2 bits per square), over its first `m`
+    /// boundary squares.
+    pub(crate) fn asks<K: Key>(&self, k: K, m: usize) -> u64 {
+        self.slots[..m]
+            .iter()
+            .enumerate()
+            .fold(0, |c, (j, &s)| c | need(k.get(s)) << (2 * j))
+    }
+
+    /// The class a right state offers.
+    fn offers<K: Key>(&self, k: K) -> u64 {
+        self.slots
+            .iter()
+            .enumerate()
+            .fold(0, |c, (j, &s)| c | has(k.get(s)) << (2 * j))
+    }
+
+    /// Each boundary square's partner along its piece (4 bits each) and the squares whose piece
+    /// leads to a terminal.
+    fn links<K: Key>(&self, k: K) -> (u64, u32) {
+        let mut mates = 0u64;
+        let mut term = 0u32;
+        let mut first = [u8::MAX; 16];
+        for (j, &s) in self.slots.iter().enumerate() {
+            let c = k.get(s);
+            if c == TERM {
+                term |= 1 << j;
+            } else if c > TERM {
+                let f = &mut first[c as usize];
+                if *f == u8::MAX {
+                    *f = j as u8;
+                } else {
+                    mates |= (u64::from(*f) << (4 * j)) | ((j as u64) << (4 * u64::from(*f)));
+                }
+            }
+        }
+        (mates, term)
+    }
+}
+
+/// A right state ready for joining.
+#[derive(Clone, Copy, Debug)]
+struct Right {
+    mates: u64,
+    term: u32,
+}
+
+/// The right half's states grouped by class.
+pub(crate) struct RightIndex {
+    classes: FxHashMap<u64, (usize, usize)>,
+    states: Vec<Right>,
+    counts: Vec<u64>,
+    limbs: usize,
+}
+
+impl RightIndex {
+    /// Indexes `layer`, whose boundary squares are `boundary`.
+    pub(crate) fn new<K: Key>(layer: &Layer<K>, boundary: &Boundary) -> RightIndex {
+        let limbs = layer.limbs();
+        let mut rows: Vec<(u64, Right, &[u64])> = layer
+            .iter()
+            .map(|(k, c)| {
+                let (mates, term) = boundary.links(k);
+                (boundary.offers(k), Right { mates, term }, c)
+            })
+            .collect();
+        rows.par_sort_unstable_by_key(|r| r.0);
+        let mut classes = FxHashMap::default();
+        let mut start = 0;
+        for i in 1..=rows.len() {
+            if i == rows.len() || rows[i].0 != rows[start].0 {
+                classes.insert(rows[start].0, (start, i));
+                start = i;
+            }
+        }
+        let states = rows.iter().map(|r| r.1).collect();
+        let counts = rows.iter().flat_map(|r| r.2.iter().copied()).collect();
+        RightIndex {
+            classes,
+            states,
+            counts,
+            limbs,
+        }
+    }
+
+    /// For each crossing step `i` (boundary squares `0..=i` walked, square `j` in slot `i - j`),
+    /// what the classes ask of those squares in the form of [`needs`]: a crossing state whose
+    /// needs are in none cannot be joined.
+    pub(crate) fn prefixes<K: Key>(&self, squares: usize) -> Vec<FxHashSet<K>> {
+        (0..squares)
+            .map(|i| {
+                self.classes
+                    .keys()
+                    .map(|c| {
+                        (0..=i).fold(K::ZERO, |p, j| {
+                            p.set((i - j) as u32, ((c >> (2 * j)) & 3) as u8)
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Bytes the index holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.states.len() * std::mem::size_of::<Right>() + self.counts.len() * 8) as u64
+            + self.classes.len() as u64 * 32
+    }
+}
+
+/// What every slot of `k` among `within` (a nibble mask) needs from the right, one nibble each:
+/// 2 for a square with no edge, 0 for a full one, 1 for an end.
+#[inline]
+pub(crate) fn needs<K: Key>(k: K, within: K) -> K {
+    let free = k.eq_mask(FREE).and(within);
+    let ends = within.without(free).without(k.eq_mask(SAT));
+    ends.or(free.shl(1))
+}
+
+/// Whether the pieces of a left state (`lm`, `lt`) and a right state (`rm`, `rt`) on the
+/// boundary squares `ends` (those with one edge on each side) make one cycle (closed) or one
+/// path between two terminals (open).
+#[inline]
+fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
+    let n = ends.count_ones();
+    if n == 0 {
+        return false;
+    }
+    let link = |m: u64, s: u32| ((m >> (4 * s)) & 15) as u32;
+    if closed {
+        let s0 = ends.trailing_zeros();
+        let (mut s, mut seen) = (s0, 0);
+        loop {
+            s = link(rm, link(lm, s));
+            seen += 2;
+            if s == s0 || seen > n {
+                return s == s0 && seen == n;
+            }
+        }
+    }
+    if lt.count_ones() + rt.count_ones() != 2 {
+        return false;
+    }
+    // walk from a square whose piece leads to a terminal, leaving by the other side
+    let (mut s, mut right) = if lt != 0 {
+        (lt.trailing_zeros(), true)
+    } else {
+        (rt.trailing_zeros(), false)
+    };
+    let mut seen = 1;
+    loop {
+        let (t, m) = if right { (rt, rm) } else { (lt, lm) };
+        if t & (1 << s) != 0 {
+            return seen == n;
+        }
+        s = link(m, s);
+        seen += 1;
+        right = !right;
+        if seen > n {
+            return false;
+        }
+    }
+}
+
+/// Sums, over every crossing state of `left` and every right state of the class it asks for
+/// whose pieces join into one tour, the product of their counts; `None` if `stop` was set.
+pub(crate) fn join<K: Key>(
+    left: &Layer<K>,
+    boundary: &Boundary,
+    right: &RightIndex,
+    closed: bool,
+    stop: &AtomicBool,
+) -> Option<BigUint> {
+    let total = Mutex::new(BigUint::ZERO);
+    let m = boundary.slots.len();
+    (0..left.part_count()).into_par_iter().for_each(|p| {
+        // Relaxed: the flag only asks the workers to stop
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        // u128 while it fits; one-word counts multiply into a u128 each
+        let mut small: u128 = 0;
+        let mut big_sum = BigUint::ZERO;
+        for (k, c) in left.part(p) {
+            let Some(&(a, b)) = right.classes.get(&boundary.asks(k, m)) else {
+                continue;
+            };
+            let (lm, lt) = boundary.links(k);
+            let ends = boundary
+                .slots
+                .iter()
+                .enumerate()
+                .filter(|&(_, &s)| need(k.get(s)) == 1)
+                .fold(0u32, |e, (j, _)| e | 1 << j);
+            for i in a..b {
+                let r = right.states[i];
+                if !joins(lm, lt, r.mates, r.term, ends, closed) {
+                    continue;
+                }
+                let rc = &right.counts[i * right.limbs..(i + 1) * right.limbs];
+                if let ([x], [y]) = (c, rc) {
+                    let prod = u128::from(*x) * u128::from(*y);
+                    match small.checked_add(prod) {
+                        Some(s) => small = s,
+                        None => {
+                            big_sum += small;
+                            small = prod;
+                        }
+                    }
+                } else {
+                    big_sum += big(c) * big(rc);
+                }
+            }
+        }
+        big_sum += small;
+        if big_sum != BigUint::ZERO {
+            *total.lock().expect("no worker panics holding the lock") += big_sum;
+        }
+    });
+    (!stop.load(Ordering::Relaxed)).then(|| total.into_inner().expect("the workers are done"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mates(pairs: &[(u32, u32)]) -> u64 {
+        pairs.iter().fold(0, |m, &(a, b)| {
+            m | u64::from(b) << (4 * a) | u64::from(a) << (4 * b)
+        })
+    }
+
+    #[test]
+    fn two_matchings_make_one_cycle_or_two() {
+        // squares 0..4: left pairs 0-1, 2-3; right pairs 1-2, 3-0: one cycle 0-1-2-3-0
+        let (l, r1, r2) = (
+            mates(&[(0, 1), (2, 3)]),
+            mates(&[(1, 2), (3, 0)]),
+            mates(&[(0, 1), (2, 3)]),
+        );
+        assert!(joins(l, 0, r1, 0, 0b1111, true));
+        assert!(!joins(l, 0, r2, 0, 0b1111, true), "two 2-cycles");
+    }
+
+    #[test]
+    fn paths_need_exactly_two_terminals_and_every_end() {
+        // left: 0 leads to a terminal, 1-2 paired; right: 0-1 paired, 2 leads to a terminal
+        let (l, r) = (mates(&[(1, 2)]), mates(&[(0, 1)]));
+        assert!(joins(l, 0b001, r, 0b100, 0b111, false));
+        // a square both of whose sides end at terminals is a path of its own: not all ends
+        assert!(!joins(0, 0b1, 0, 0b1, 0b11, false));
+        assert!(joins(0, 0b1, 0, 0b1, 0b1, false));
+        // three terminals
+        assert!(!joins(l, 0b001, r, 0b101, 0b111, false));
+    }
+}

@@ -1,0 +1,275 @@
+//! The board as the frontier engine walks it: squares numbered along the long side, and for each
+//! step the window slots of the new square's neighbours, the squares that leave the window, and
+//! what the pruning rules need to know.
+
+use crate::board::{Board, Square};
+use crate::piece::Piece;
+
+use super::state::Key;
+
+/// The walk: square `(x, y)` of the long side `x` and the short side `y` is number `x * w + y`.
+#[derive(Clone, Debug)]
+pub(crate) struct Walk {
+    /// The short side.
+    pub(crate) w: u32,
+    /// The long side.
+    pub(crate) len: u32,
+    /// The long side runs along the board's ranks (rows), so `x` is the row.
+    pub(crate) along_rows: bool,
+    pub(crate) n: u32,
+    /// Neighbours of every square, in walk numbers.
+    pub(crate) nb: Vec<Vec<u32>>,
+    /// The largest step along the long side a move makes.
+    pub(crate) reach: u32,
+}
+
+impl Walk {
+    pub(crate) fn new(board: Board, piece: &Piece) -> Walk {
+        let along_rows = board.rows > board.cols;
+        let (w, len) = if along_rows {
+            (board.cols, board.rows)
+        } else {
+            (board.rows, board.cols)
+        };
+        let n = w * len;
+        let moves: Vec<(i64, i64)> = piece
+            .offsets()
+            .into_iter()
+            .map(|(dr, dc)| {
+                if along_rows {
+                    (i64::from(dr), i64::from(dc))
+                } else {
+                    (i64::from(dc), i64::from(dr))
+                }
+            })
+            .collect();
+        let nb = (0..n)
+            .map(|v| {
+                let (x, y) = (i64::from(v / w), i64::from(v % w));
+                moves
+                    .iter()
+                    .filter_map(|&(dx, dy)| {
+                        let (a, b) = (x + dx, y + dy);
+                        (a >= 0 && b >= 0 && a < i64::from(len) && b < i64::from(w))
+                            .then(|| (a * i64::from(w) + b) as u32)
+                    })
+                    .collect()
+            })
+            .collect();
+        let reach = moves
+            .iter()
+            .filter(|&&(_, dy)| dy.unsigned_abs() < u64::from(w))
+            .map(|&(dx, _)| dx.unsigned_abs() as u32)
+            .max()
+            .unwrap_or(0);
+        Walk {
+            w,
+            len,
+            along_rows,
+            n,
+            nb,
+            reach,
+        }
+    }
+
+    /// The walk number of a board square.
+    pub(crate) fn number(&self, sq: Square) -> u32 {
+        if self.along_rows {
+            sq.row * self.w + sq.col
+        } else {
+            sq.col * self.w + sq.row
+        }
+    }
+
+    /// The slots a state needs: the farthest a square's last neighbour comes after it, plus one.
+    pub(crate) fn window(&self) -> u32 {
+        (0..self.n)
+            .map(|v| {
+                self.nb[v as usize]
+                    .iter()
+                    .map(|&u| u.saturating_sub(v))
+                    .max()
+                    .unwrap_or(0)
+                    + 1
+            })
+            .max()
+            .unwrap_or(1)
+    }
+}
+
+/// What a square does when it joins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Any number of edges up to two.
+    Normal,
+    /// An end of the path (`--from`/`--to`): at most one edge, then it is a terminal.
+    Terminal,
+    /// A square past the cut of a meet-in-the-middle count: it takes edges only from the left
+    /// side, stays in the window, and (open tours) may be declared a terminal.
+    Boundary,
+}
+
+/// A square not yet walked, with at most one neighbour not yet walked, whose walked neighbours
+/// are in the window: it can still take two edges only if enough of those are not full.
+#[derive(Clone, Debug)]
+pub(crate) struct Look<K> {
+    /// The slots of its walked neighbours (bit `4 * s` for slot `s`).
+    pub(crate) slots: K,
+    /// Its neighbours not yet walked (0 or 1).
+    pub(crate) other: u32,
+    /// It is an end the request fixes (so already counted among the terminals).
+    pub(crate) terminal: bool,
+}
+
+/// One step of a walk.
+#[derive(Clone, Debug)]
+pub(crate) struct Step<K> {
+    /// Slots (after the shift) of the neighbours it may take edges to.
+    pub(crate) back: Vec<u32>,
+    /// A slot it must take an edge to (closed tours from one square to another).
+    pub(crate) forced: Option<u32>,
+    pub(crate) role: Role,
+    /// Slots whose squares have no neighbour left after this step, in order.
+    pub(crate) departs: Vec<u32>,
+    /// The board's last square: complete tours are counted here.
+    pub(crate) last: bool,
+    /// Window squares with exactly one neighbour still to come.
+    pub(crate) single: K,
+    pub(crate) look: Vec<Look<K>>,
+    /// Fixed ends of the path not yet walked.
+    pub(crate) pending: u32,
+    /// At the end of a column of a symmetric count: where the mirror (`y -> w - 1 - y`) sends
+    /// each slot.
+    pub(crate) mirror: Option<Vec<u8>>,
+    /// Slots in use after the step.
+    pub(crate) width: u32,
+}
+
+/// What a walk program needs besides the board.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rules {
+    /// Squares (walk numbers) that must be ends of an open path.
+    pub(crate) terminals: Vec<u32>,
+    /// An edge a closed tour must use, as walk numbers.
+    pub(crate) forced_edge: Option<(u32, u32)>,
+    /// Merge each state with its mirror image at the end of every column.
+    pub(crate) mirror: bool,
+    /// The first square past the cut (meet in the middle): squares from here are boundary
+    /// squares that take edges only from squares before it.
+    pub(crate) cut: Option<u32>,
+}
+
+impl Rules {
+    fn boundary(&self, v: u32) -> bool {
+        self.cut.is_some_and(|c| v >= c)
+    }
+
+    fn edge_allowed(&self, a: u32, b: u32) -> bool {
+        !(self.boundary(a) && self.boundary(b))
+    }
+}
+
+/// The steps that walk squares `from..to` under `rules`.
+pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> Vec<Step<K>> {
+    let n = walk.n;
+    let allowed = |v: u32| -> Vec<u32> {
+        walk.nb[v as usize]
+            .iter()
+            .copied()
+            .filter(|&u| rules.edge_allowed(u, v))
+            .collect()
+    };
+    // the step after which a square has no neighbour left (never, for boundary squares)
+    let leaves: Vec<u32> = (0..n)
+        .map(|v| {
+            if rules.boundary(v) {
+                u32::MAX
+            } else {
+                allowed(v).into_iter().fold(v, u32::max)
+            }
+        })
+        .collect();
+    let window = walk.window();
+    (from..to)
+        .map(|t| {
+            let live = |u: u32| u <= t && leaves[u as usize] > t;
+            let slot = |u: u32| t - u;
+            let back: Vec<u32> = allowed(t)
+                .into_iter()
+                .filter(|&u| u < t)
+                .map(slot)
+                .collect();
+            let forced = rules.forced_edge.and_then(|(a, b)| {
+                let (lo, hi) = (a.min(b), a.max(b));
+                (hi == t).then(|| slot(lo))
+            });
+            let role = if rules.boundary(t) {
+                Role::Boundary
+            } else if rules.terminals.contains(&t) {
+                Role::Terminal
+            } else {
+                Role::Normal
+            };
+            let lo = t.saturating_sub(window);
+            let departs: Vec<u32> = (lo..=t)
+                .filter(|&u| leaves[u as usize] == t)
+                .map(slot)
+                .collect();
+            let remaining = |u: u32| allowed(u).into_iter().filter(|&x| x > t).count() as u32;
+            let single = (lo..=t)
+                .filter(|&u| live(u) && !rules.boundary(u) && remaining(u) == 1)
+                .fold(K::ZERO, |m, u| m.or(K::bit(slot(u))));
+            // squares ahead that a full neighbour can starve (none past a cut): one with two or
+            // more neighbours still to come can always get its edges from them
+            let look = if rules.cut.is_some() {
+                Vec::new()
+            } else {
+                ((t + 1)..n.min(t + window))
+                    .filter_map(|u| {
+                        let nb = allowed(u);
+                        let walked: Vec<u32> = nb.iter().copied().filter(|&x| x <= t).collect();
+                        let other = (nb.len() - walked.len()) as u32;
+                        (!walked.is_empty() && other <= 1).then(|| Look {
+                            slots: walked.iter().fold(K::ZERO, |m, &x| m.or(K::bit(slot(x)))),
+                            other,
+                            terminal: rules.terminals.contains(&u),
+                        })
+                    })
+                    .collect()
+            };
+            let pending = rules.terminals.iter().filter(|&&x| x > t).count() as u32;
+            let width = (lo..=t)
+                .filter(|&u| live(u))
+                .map(|u| slot(u) + 1)
+                .max()
+                .unwrap_or(1);
+            let column_end = t % walk.w == walk.w - 1;
+            let mirror = (rules.mirror && column_end && rules.cut.is_none()).then(|| {
+                (0..window)
+                    .map(|s| {
+                        if s > t || !live(t - s) {
+                            return s as u8;
+                        }
+                        let u = t - s;
+                        let (x, y) = (u / walk.w, u % walk.w);
+                        let m = x * walk.w + (walk.w - 1 - y);
+                        debug_assert!(live(m), "the window is symmetric at a column end");
+                        (t - m) as u8
+                    })
+                    .collect()
+            });
+            Step {
+                back,
+                forced,
+                role,
+                departs,
+                last: t == n - 1 && rules.cut.is_none(),
+                single,
+                look,
+                pending,
+                mirror,
+                width,
+            }
+        })
+        .collect()
+}

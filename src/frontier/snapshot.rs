@@ -1,0 +1,309 @@
+//! Checkpoints of a frontier count: the state tables after the last saved layer, written whole.
+//!
+//! # Format
+//!
+//! A text header, one `key value` line each, ending with the CRC32 of the lines before it:
+//!
+//! ```text
+//! knights-frontier 1
+//! version 0.1.0
+//! board 7x7
+//! piece knight
+//! kind open
+//! from -
+//! to -
+//! symmetry yes
+//! mode meet-in-the-middle
+//! phase crossing
+//! done 3
+//! limbs 1
+//! key-bytes 8
+//! tables right:1669 current:18206
+//! crc 1c2d3e4f
+//! ```
+//!
+//! then each table's states in the order the header names them, `key-bytes` bytes of key and
+//! `8 * limbs` bytes of count (little-endian) each, and last the CRC32 of those bytes (4 bytes,
+//! little-endian). The file is written to a temporary file beside it, synced, and renamed over
+//! the old one, so a checkpoint is always a whole saved layer or the one before; a file whose
+//! checksums fail is refused (it cannot be trusted), as is the file of another run.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::state::Key;
+use super::table::Layer;
+use crate::count::checkpoint::CheckpointError;
+
+/// The first line, with the format's version.
+const MAGIC: &str = "knights-frontier 1";
+
+/// The fields that name a run; a checkpoint of other fields belongs to another run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct RunName {
+    pub(crate) fields: Vec<(&'static str, String)>,
+}
+
+/// Where a count stood when it was saved.
+#[derive(Clone, Debug)]
+pub(crate) struct Snapshot<K: Key> {
+    /// `sweep`, `forward`, `crossing` or `join`.
+    pub(crate) phase: String,
+    /// Steps of the phase done.
+    pub(crate) done: usize,
+    pub(crate) tables: Vec<(String, Layer<K>)>,
+}
+
+impl<K: Key> Snapshot<K> {
+    /// Takes the table called `name` out.
+    pub(crate) fn take(&mut self, name: &str) -> Option<Layer<K>> {
+        let i = self.tables.iter().position(|t| t.0 == name)?;
+        Some(self.tables.remove(i).1)
+    }
+}
+
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError {
+    let path = path.to_path_buf();
+    move |source| CheckpointError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// Writes a checkpoint to `path` atomically: `tables` after `done` steps of `phase`. Tables of
+/// different count widths are widened to the widest.
+pub(crate) fn save<K: Key>(
+    path: &Path,
+    name: &RunName,
+    phase: &str,
+    done: usize,
+    tables: &[(&str, &Layer<K>)],
+) -> Result<(), CheckpointError> {
+    let limbs = tables.iter().map(|t| t.1.limbs()).max().unwrap_or(1);
+    let mut head = format!("{MAGIC}\n");
+    for (k, v) in &name.fields {
+        head += &format!("{k} {v}\n");
+    }
+    let sizes: Vec<String> = tables
+        .iter()
+        .map(|(n, t)| format!("{n}:{}", t.len()))
+        .collect();
+    head += &format!(
+        "phase {phase}\ndone {done}\nlimbs {limbs}\nkey-bytes {}\ntables {}\n",
+        K::BYTES,
+        sizes.join(" "),
+    );
+    head += &format!("crc {:08x}\n", crc32fast::hash(head.as_bytes()));
+    let mut body = Vec::new();
+    for (_, t) in tables {
+        for (k, c) in t.iter() {
+            k.write(&mut body);
+            for i in 0..limbs {
+                body.extend_from_slice(&c.get(i).copied().unwrap_or(0).to_le_bytes());
+            }
+        }
+    }
+    let crc = crc32fast::hash(&body);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let mut f = File::create(&tmp).map_err(io("create", &tmp))?;
+    f.write_all(head.as_bytes())
+        .and_then(|()| f.write_all(&body))
+        .and_then(|()| f.write_all(&crc.to_le_bytes()))
+        .map_err(io("write", &tmp))?;
+    f.sync_all().map_err(io("sync", &tmp))?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(io("write", path))?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // folders cannot be opened for syncing everywhere; where they cannot, the rename is still atomic
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Reads the checkpoint at `path` of run `name`: `None` when there is no file.
+pub(crate) fn load<K: Key>(
+    path: &Path,
+    name: &RunName,
+) -> Result<Option<Snapshot<K>>, CheckpointError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = fs::read(path).map_err(io("read", path))?;
+    let damaged = |why: &str| CheckpointError::Damaged {
+        path: path.into(),
+        why: why.into(),
+    };
+    if !bytes.starts_with(format!("{MAGIC}\n").as_bytes()) {
+        let why = if bytes.starts_with(b"knights-checkpoint") {
+            "it was written by a dfs count (use --engine dfs to resume it)"
+        } else {
+            "its first line is not 'knights-frontier 1'"
+        };
+        return Err(CheckpointError::NotACheckpoint {
+            path: path.into(),
+            why: why.into(),
+        });
+    }
+    // the header: text lines up to and including `crc`
+    let mut end = 0;
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut crc_ok = false;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let start = end;
+        end += line.len();
+        let Ok(text) = std::str::from_utf8(line) else {
+            return Err(damaged("its header has bytes that are not text"));
+        };
+        let Some(text) = text.strip_suffix('\n') else {
+            return Err(damaged("its header is cut short"));
+        };
+        if start == 0 {
+            continue;
+        }
+        let (k, v) = text
+            .split_once(' ')
+            .ok_or_else(|| damaged("a header line has no value"))?;
+        if k == "crc" {
+            crc_ok = u32::from_str_radix(v, 16).ok() == Some(crc32fast::hash(&bytes[..start]));
+            break;
+        }
+        fields.push((k.to_string(), v.to_string()));
+    }
+    if !crc_ok {
+        return Err(damaged("the header's checksum does not match"));
+    }
+    let get = |k: &str| {
+        fields
+            .iter()
+            .find(|(f, _)| f == k)
+            .map(|(_, v)| v.as_str())
+            .ok_or_else(|| damaged(&format!("the header has no '{k}'")))
+    };
+    for (k, v) in &name.fields {
+        let theirs = get(k)?;
+        if theirs != v {
+            return Err(CheckpointError::Mismatch {
+                path: path.into(),
+                field: k,
+                file: theirs.to_string(),
+                run: v.clone(),
+            });
+        }
+    }
+    let num = |k: &str| -> Result<usize, CheckpointError> {
+        get(k)?
+            .parse()
+            .map_err(|_| damaged(&format!("the header's {k} cannot be read")))
+    };
+    let limbs = num("limbs")?;
+    if num("key-bytes")? != K::BYTES || limbs == 0 {
+        return Err(damaged("its state size is not this run's"));
+    }
+    let body = &bytes[end..];
+    if body.len() < 4 {
+        return Err(damaged("it is cut short"));
+    }
+    let (body, crc) = body.split_at(body.len() - 4);
+    if crc32fast::hash(body).to_le_bytes() != crc {
+        return Err(damaged("its states' checksum does not match"));
+    }
+    let entry = K::BYTES + 8 * limbs;
+    let mut tables = Vec::new();
+    let mut at = 0;
+    for spec in get("tables")?.split_whitespace() {
+        let (tname, count) = spec
+            .split_once(':')
+            .ok_or_else(|| damaged("a table has no size"))?;
+        let count: usize = count
+            .parse()
+            .map_err(|_| damaged("a table's size cannot be read"))?;
+        let size = count
+            .checked_mul(entry)
+            .filter(|&s| at + s <= body.len())
+            .ok_or_else(|| damaged("it is cut short"))?;
+        let mut layer = Layer::empty(limbs);
+        let mut count_buf = vec![0u64; limbs];
+        for e in body[at..at + size].chunks_exact(entry) {
+            let k = K::read(&e[..K::BYTES]);
+            for (l, b) in count_buf.iter_mut().zip(e[K::BYTES..].chunks_exact(8)) {
+                *l = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+            }
+            layer.insert(k, &count_buf);
+        }
+        at += size;
+        tables.push((tname.to_string(), layer));
+    }
+    if at != body.len() {
+        return Err(damaged("it holds more states than its header says"));
+    }
+    Ok(Some(Snapshot {
+        phase: get("phase")?.to_string(),
+        done: num("done")?,
+        tables,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(board: &str) -> RunName {
+        RunName {
+            fields: vec![("board", board.to_string()), ("kind", "open".to_string())],
+        }
+    }
+
+    #[test]
+    fn a_saved_layer_reads_back_and_damage_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.ckpt");
+        let mut t = Layer::<u64>::empty(2);
+        for k in 0..1000u64 {
+            t.insert(k * 7, &[k, k / 3]);
+        }
+        let one = Layer::<u64>::single(3, 1);
+        save(
+            &path,
+            &name("5x5"),
+            "sweep",
+            5,
+            &[("one", &one), ("current", &t)],
+        )
+        .unwrap();
+        let mut back: Snapshot<u64> = load(&path, &name("5x5")).unwrap().unwrap();
+        assert_eq!((back.phase.as_str(), back.done), ("sweep", 5));
+        let t = back.take("current").unwrap();
+        assert_eq!(t.len(), 1000);
+        assert_eq!(t.get(700).unwrap(), &[100, 33]);
+        // a one-word table saved beside a two-word one is widened
+        assert_eq!(back.take("one").unwrap().get(3).unwrap(), &[1, 0]);
+        assert!(matches!(
+            load::<u64>(&path, &name("5x6")),
+            Err(CheckpointError::Mismatch { field: "board", .. })
+        ));
+        let mut bytes = fs::read(&path).unwrap();
+        let at = bytes.len() - 100;
+        bytes[at] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            load::<u64>(&path, &name("5x5")),
+            Err(CheckpointError::Damaged { .. })
+        ));
+        bytes.truncate(bytes.len() / 2);
+        fs::write(&path, &bytes).unwrap();
+        assert!(load::<u64>(&path, &name("5x5")).is_err());
+        assert!(
+            load::<u64>(&dir.path().join("none"), &name("5x5"))
+                .unwrap()
+                .is_none()
+        );
+    }
+}

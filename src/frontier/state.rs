@@ -1,0 +1,355 @@
+//! Frontier states: one 4-bit code per window slot, packed in a `u64` or `u128`, and the rules
+//! that add a square to a state.
+//!
+//! Slot `s` holds the square processed `s` steps ago. Its code says what the path edges chosen so
+//! far make of it:
+//!
+//! - [`FREE`] (0): no edge yet (or the slot is empty: a square that left the window or none);
+//! - [`SAT`] (1): it takes no more edges (two edges, or one as an end of the whole path);
+//! - [`TERM`] (2): one end of a path piece whose other end is an end of the whole path (an open
+//!   tour's terminal); it takes at most one more edge;
+//! - a label `3..=15`: one end of a path piece whose other end is the other slot with that label.
+//!
+//! Labels are canonical (numbered by first appearance from slot 0), so equal states have equal
+//! keys. The pieces never close into a cycle before the last square, and an open tour has at most
+//! two terminals; the rules below refuse everything else.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// No edge yet.
+pub(crate) const FREE: u8 = 0;
+/// No more edges.
+pub(crate) const SAT: u8 = 1;
+/// An end whose piece leads to a terminal of the path.
+pub(crate) const TERM: u8 = 2;
+/// The first label.
+pub(crate) const LABEL: u8 = 3;
+
+/// A packed state: 4 bits per slot.
+pub(crate) trait Key:
+    Copy + Eq + Ord + Hash + Debug + Send + Sync + Default + 'static
+{
+    /// Slots the key holds.
+    const SLOTS: u32;
+    /// A key no state has (all slots 15 would be eight pieces with one label: impossible).
+    const EMPTY: Self;
+    const ZERO: Self;
+    /// Bytes in the key's file form.
+    const BYTES: usize;
+
+    fn get(self, slot: u32) -> u8;
+    #[must_use]
+    fn set(self, slot: u32, code: u8) -> Self;
+    /// Every slot moves one up (the oldest falls off); slot 0 becomes [`FREE`].
+    #[must_use]
+    fn shifted(self) -> Self;
+    /// The bit `4 * s` set for every slot `s` holding `code`.
+    #[must_use]
+    fn eq_mask(self, code: u8) -> Self;
+    /// The bit `4 * s` set for every slot holding a label.
+    #[must_use]
+    fn label_mask(self) -> Self;
+    #[must_use]
+    fn and(self, other: Self) -> Self;
+    #[must_use]
+    fn or(self, other: Self) -> Self;
+    #[must_use]
+    fn shl(self, bits: u32) -> Self;
+    /// `self - 1` (wrapping): with `and`, clears the lowest bit.
+    #[must_use]
+    fn minus_one(self) -> Self;
+    #[must_use]
+    fn without(self, other: Self) -> Self;
+    fn ones(self) -> u32;
+    /// The lowest slot whose bit `4 * s` is set (the key must be non-zero).
+    fn lowest(self) -> u32;
+    /// The bit of slot `s`.
+    fn bit(slot: u32) -> Self;
+    /// A well-mixed hash.
+    fn hash64(self) -> u64;
+    fn write(self, out: &mut Vec<u8>);
+    fn read(bytes: &[u8]) -> Self;
+}
+
+macro_rules! nibble_key {
+    ($t:ty, $slots:expr) => {
+        impl Key for $t {
+            const SLOTS: u32 = $slots;
+            const EMPTY: Self = <$t>::MAX;
+            const ZERO: Self = 0;
+            const BYTES: usize = std::mem::size_of::<$t>();
+
+            #[inline]
+            fn get(self, slot: u32) -> u8 {
+                ((self >> (4 * slot)) & 15) as u8
+            }
+
+            #[inline]
+            fn set(self, slot: u32, code: u8) -> Self {
+                (self & !(15 << (4 * slot))) | (<$t>::from(code) << (4 * slot))
+            }
+
+            #[inline]
+            fn shifted(self) -> Self {
+                self << 4
+            }
+
+            #[inline]
+            fn eq_mask(self, code: u8) -> Self {
+                const ONES: $t = <$t>::MAX / 15;
+                let x = self ^ (ONES * <$t>::from(code));
+                let z = x | (x >> 1) | (x >> 2) | (x >> 3);
+                !z & ONES
+            }
+
+            #[inline]
+            fn label_mask(self) -> Self {
+                const ONES: $t = <$t>::MAX / 15;
+                // a nibble is a label when it is at least 3: bit 2 or 3 set, or bits 0 and 1
+                let hi = (self >> 2) | (self >> 3);
+                let lo = self & (self >> 1);
+                (hi | lo) & ONES
+            }
+
+            #[inline]
+            fn and(self, other: Self) -> Self {
+                self & other
+            }
+
+            #[inline]
+            fn or(self, other: Self) -> Self {
+                self | other
+            }
+
+            #[inline]
+            fn shl(self, bits: u32) -> Self {
+                self << bits
+            }
+
+            #[inline]
+            fn minus_one(self) -> Self {
+                self.wrapping_sub(1)
+            }
+
+            #[inline]
+            fn without(self, other: Self) -> Self {
+                self & !other
+            }
+
+            #[inline]
+            fn ones(self) -> u32 {
+                // the masks have few bits: clearing them one by one beats a table-free popcount
+                let (mut x, mut n) = (self, 0);
+                while x != 0 {
+                    x &= x - 1;
+                    n += 1;
+                }
+                n
+            }
+
+            #[inline]
+            fn lowest(self) -> u32 {
+                self.trailing_zeros() / 4
+            }
+
+            #[inline]
+            fn bit(slot: u32) -> Self {
+                1 << (4 * slot)
+            }
+
+            #[inline]
+            fn hash64(self) -> u64 {
+                #[allow(clippy::cast_possible_truncation)]
+                let folded = (self as u128 ^ ((self as u128) >> 64)) as u64;
+                let m = u128::from(folded ^ (folded >> 31)) * 0x9E37_79B9_7F4A_7C15;
+                #[allow(clippy::cast_possible_truncation)]
+                let h = (m as u64) ^ ((m >> 64) as u64);
+                h
+            }
+
+            fn write(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+
+            fn read(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().expect("a key's bytes"))
+            }
+        }
+    };
+}
+
+nibble_key!(u64, 16);
+nibble_key!(u128, 32);
+
+/// The other end of the piece whose end is at `slot` (which holds a label).
+#[inline]
+fn mate<K: Key>(k: K, slot: u32) -> u32 {
+    k.eq_mask(k.get(slot)).without(K::bit(slot)).lowest()
+}
+
+/// A label no slot of `k` holds (canonical keys number their pieces from [`LABEL`] up, and every
+/// label is on two slots).
+#[inline]
+fn fresh<K: Key>(k: K) -> u8 {
+    LABEL + (k.label_mask().ones() / 2) as u8
+}
+
+/// What adding an edge did besides changing the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Event {
+    None,
+    /// A cycle closed (a closed tour's last edge).
+    Cycle,
+    /// A piece with a terminal at each end was made (an open tour's last piece).
+    Path,
+}
+
+/// Adds the edge between `a` and `b`; `None` when one of them takes no more edges or the edge
+/// would close a cycle in an open count.
+#[inline]
+pub(crate) fn add_edge<K: Key>(k: K, a: u32, b: u32, closed: bool) -> Option<(K, Event)> {
+    let (ca, cb) = (k.get(a), k.get(b));
+    if ca == SAT || cb == SAT {
+        return None;
+    }
+    let k = match (ca, cb) {
+        (FREE, FREE) => {
+            let l = fresh(k);
+            k.set(a, l).set(b, l)
+        }
+        (FREE, c) | (c, FREE) => {
+            // the free square takes over the other's role; the other is full
+            let (z, o) = if ca == FREE { (a, b) } else { (b, a) };
+            k.set(o, SAT).set(z, c)
+        }
+        (TERM, TERM) => {
+            if closed {
+                return None;
+            }
+            return Some((k.set(a, SAT).set(b, SAT), Event::Path));
+        }
+        (TERM, _) | (_, TERM) => {
+            let (t, o) = if ca == TERM { (a, b) } else { (b, a) };
+            let m = mate(k, o);
+            k.set(t, SAT).set(o, SAT).set(m, TERM)
+        }
+        _ if ca == cb => {
+            if !closed {
+                return None;
+            }
+            return Some((k.set(a, SAT).set(b, SAT), Event::Cycle));
+        }
+        _ => {
+            let mb = mate(k, b);
+            k.set(a, SAT).set(b, SAT).set(mb, ca)
+        }
+    };
+    Some((k, Event::None))
+}
+
+/// Makes the square at `slot` an end of the whole path; `None` if it already has two edges.
+#[inline]
+pub(crate) fn make_terminal<K: Key>(k: K, slot: u32) -> Option<(K, Event)> {
+    match k.get(slot) {
+        FREE => Some((k.set(slot, TERM), Event::None)),
+        SAT => None,
+        TERM => Some((k.set(slot, SAT), Event::Path)),
+        _ => {
+            let m = mate(k, slot);
+            Some((k.set(slot, SAT).set(m, TERM), Event::None))
+        }
+    }
+}
+
+/// Renumbers the labels of the first `slots` slots by first appearance.
+#[inline]
+pub(crate) fn canonical<K: Key>(k: K, slots: u32) -> K {
+    let mut labels = k.label_mask();
+    if labels == K::ZERO {
+        return k;
+    }
+    let mut map = [0u8; 16];
+    let mut next = LABEL;
+    let mut out = k;
+    while labels != K::ZERO {
+        let s = labels.lowest();
+        debug_assert!(s < slots);
+        labels = labels.without(K::bit(s));
+        let c = k.get(s) as usize;
+        if map[c] == 0 {
+            map[c] = next;
+            next += 1;
+        }
+        out = out.set(s, map[c]);
+    }
+    out
+}
+
+/// The state with its slots moved by `perm` (`perm[s]` is where slot `s` goes), made canonical.
+pub(crate) fn permuted<K: Key>(k: K, perm: &[u8], slots: u32) -> K {
+    let mut out = K::ZERO;
+    for (s, &p) in perm.iter().enumerate() {
+        out = out.set(u32::from(p), k.get(s as u32));
+    }
+    canonical(out, slots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(codes: &[u8]) -> u64 {
+        codes
+            .iter()
+            .enumerate()
+            .fold(0, |k, (s, &c)| k.set(s as u32, c))
+    }
+
+    #[test]
+    fn masks_find_codes_and_labels() {
+        let k = key(&[0, 1, 2, 3, 4, 3, 15, 4]);
+        assert_eq!(k.eq_mask(3), u64::bit(3) | u64::bit(5));
+        assert_eq!(
+            k.eq_mask(0),
+            (8..16).fold(u64::bit(0), |m, s| m | u64::bit(s))
+        );
+        assert_eq!(k.label_mask().ones(), 5);
+        assert_eq!(mate(k, 3), 5);
+        assert_eq!(mate(k, 7), 4);
+        let wide: u128 = key(&[3, 1, 3]).into();
+        assert_eq!(wide.set(20, 5).label_mask().ones(), 3);
+        assert_eq!(wide.shifted().get(1), 3);
+    }
+
+    #[test]
+    fn edges_join_pieces_and_refuse_cycles_in_open_counts() {
+        // two free squares make a piece
+        let (k, e) = add_edge(0u64, 0, 2, false).unwrap();
+        assert_eq!((k.get(0), k.get(2), e), (LABEL, LABEL, Event::None));
+        // a third square extends it: the middle one is full
+        let (k, _) = add_edge(k, 2, 5, false).unwrap();
+        assert_eq!((k.get(0), k.get(2), k.get(5)), (LABEL, SAT, LABEL));
+        // joining the two ends closes a cycle: refused for open tours, an event for closed ones
+        assert!(add_edge(k, 0, 5, false).is_none());
+        assert_eq!(add_edge(k, 0, 5, true).unwrap().1, Event::Cycle);
+        // a terminal at one end passes to the other when the end becomes a terminal
+        let (t, _) = make_terminal(k, 0).unwrap();
+        assert_eq!((t.get(0), t.get(5)), (SAT, TERM));
+        let (_, e) = make_terminal(t, 5).unwrap();
+        assert_eq!(e, Event::Path);
+        assert!(
+            add_edge(t, 0, 1, false).is_none(),
+            "a full square takes no edge"
+        );
+    }
+
+    #[test]
+    fn labels_are_canonical_and_permutations_keep_pieces() {
+        let k = key(&[0, 7, 5, 7, 5]);
+        assert_eq!(canonical(k, 16), key(&[0, 3, 4, 3, 4]));
+        let p = permuted(key(&[3, 0, 3, 4, 4]), &[4, 3, 2, 1, 0], 16);
+        assert_eq!(p, key(&[3, 3, 4, 0, 4]));
+        assert_eq!(fresh(key(&[3, 3, 4, 4])), 5);
+    }
+}

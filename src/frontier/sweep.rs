@@ -1,0 +1,110 @@
+//! Walking a layer of states through steps: every state expanded in parallel into the next layer,
+//! counts widened when they outgrow their words, the memory bound and the stop flag honoured.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
+use super::expand::expand;
+use super::layout::Step;
+use super::state::Key;
+use super::table::{Batch, Builder, Layer, Stopped};
+
+/// What a walk keeps to itself between layers.
+pub(crate) struct Sweep<'a, K: Key> {
+    pub(crate) closed: bool,
+    /// The most bytes the tables may hold.
+    pub(crate) limit: u64,
+    pub(crate) stop: &'a AtomicBool,
+    /// The most bytes the tables held so far.
+    pub(crate) peak_bytes: u64,
+    /// The most states a layer held so far.
+    pub(crate) peak_states: u64,
+    /// A layer no longer needed, whose memory the next layer reuses.
+    pub(crate) spare: Option<Layer<K>>,
+}
+
+/// A number from little-endian 64-bit words.
+pub(crate) fn big(limbs: &[u64]) -> BigUint {
+    let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+    BigUint::from_bytes_le(&bytes)
+}
+
+impl<K: Key> Sweep<'_, K> {
+    /// One step; on overflow the counts get one more word and the step is done again.
+    /// Keeps `old` for the memory of a later layer.
+    pub(crate) fn recycle(&mut self, old: Layer<K>) {
+        self.spare = Some(old);
+    }
+
+    pub(crate) fn step(
+        &mut self,
+        layer: &Layer<K>,
+        step: &Step<K>,
+        keep: impl Fn(K) -> bool + Sync,
+    ) -> Result<(Layer<K>, BigUint), Stopped> {
+        let mut widened;
+        let mut src = layer;
+        loop {
+            match self.try_step(src, step, &keep) {
+                Ok(r) => return Ok(r),
+                Err(Stopped::Overflow) => {
+                    widened = src.widened(src.limbs() + 1);
+                    src = &widened;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn try_step(
+        &mut self,
+        layer: &Layer<K>,
+        step: &Step<K>,
+        keep: &(impl Fn(K) -> bool + Sync),
+    ) -> Result<(Layer<K>, BigUint), Stopped> {
+        let builder: Builder<K> = Builder::new(
+            layer.len(),
+            layer.limbs(),
+            layer.bytes(),
+            self.limit,
+            self.spare.take(),
+        );
+        let tours = Mutex::new(BigUint::ZERO);
+        let (closed, stop) = (self.closed, self.stop);
+        // a few chunks of partitions a thread, each with one batch, for balance
+        let parts = layer.part_count();
+        let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
+        (0..parts.div_ceil(chunk)).into_par_iter().for_each(|c| {
+            let mut batch = Batch::new(&builder);
+            let mut done = BigUint::ZERO;
+            for p in c * chunk..((c + 1) * chunk).min(parts) {
+                // Relaxed: the flag only asks the workers to stop; nothing else hangs on it
+                if stop.load(Ordering::Relaxed) || builder.failed() {
+                    return;
+                }
+                for (key, count) in layer.part(p) {
+                    let finished = expand(key, step, closed, |next| {
+                        if keep(next) {
+                            batch.push(next, count);
+                        }
+                    });
+                    if finished > 0 {
+                        done += big(count) * finished;
+                    }
+                }
+            }
+            if done != BigUint::ZERO {
+                *tours.lock().expect("no worker panics holding the lock") += done;
+            }
+        });
+        self.peak_bytes = self.peak_bytes.max(builder.bytes());
+        if stop.load(Ordering::Relaxed) {
+            return Err(Stopped::Interrupted);
+        }
+        let next = builder.finish()?;
+        Ok((next, tours.into_inner().expect("the workers are done")))
+    }
+}
