@@ -55,7 +55,11 @@ fn main() {
                 ..Spec::default()
             };
             if let Found::Cycle(c) = find_cycle(&spec, 1, budget / 16).expect("a valid spec") {
-                eprintln!("closed {h}x{w}: {} of {} port moves", m.count_ones(), ports.len());
+                eprintln!(
+                    "closed {h}x{w}: {} of {} port moves",
+                    m.count_ones(),
+                    ports.len()
+                );
                 writeln!(out, "closed {h}x{w} {}", encode(&c)).unwrap();
                 done = true;
                 break;

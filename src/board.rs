@@ -111,6 +111,26 @@ impl Board {
         format!("{}{}", file_name(sq.col), sq.row + 1)
     }
 
+    /// Writes the square's algebraic name without allocating, for streamed output.
+    pub fn write_name(self, out: &mut impl std::io::Write, sq: Square) -> std::io::Result<()> {
+        let mut buf = [0u8; 16];
+        let mut at = buf.len();
+        let mut rank = sq.row + 1;
+        while rank > 0 {
+            at -= 1;
+            buf[at] = b'0' + (rank % 10) as u8;
+            rank /= 10;
+        }
+        let mut n = sq.col + 1;
+        while n > 0 {
+            n -= 1;
+            at -= 1;
+            buf[at] = b'a' + (n % 26) as u8;
+            n /= 26;
+        }
+        out.write_all(&buf[at..])
+    }
+
     /// The symmetries of the dihedral group that map this board onto itself: all 8 on a square
     /// board, the 4 that keep the axes on a rectangle.
     #[must_use]
@@ -338,6 +358,19 @@ mod tests {
             small.parse_square("a6"),
             Err(Error::SquareOffBoard { .. })
         ));
+    }
+
+    #[test]
+    fn written_names_match() {
+        let b = Board {
+            rows: 10_000,
+            cols: 10_000,
+        };
+        for (r, c) in [(0, 0), (9, 25), (99, 26), (9999, 9999), (1234, 702)] {
+            let mut v = Vec::new();
+            b.write_name(&mut v, Square::new(r, c)).unwrap();
+            assert_eq!(String::from_utf8(v).unwrap(), b.name(Square::new(r, c)));
+        }
     }
 
     #[test]

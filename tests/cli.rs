@@ -251,11 +251,19 @@ fn verify_names_the_first_bad_step() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains("open"));
-    // a tampered JSON tour: swap two squares
+    // a tampered JSON tour: swap the 11th square with a later one that is no move from the 10th
     let text = ok(&["tour", "6x6", "--format", "json"]);
     let mut v: Value = serde_json::from_str(&text).unwrap();
     let path = v["path"].as_array_mut().unwrap();
-    path.swap(10, 20);
+    let at = |k: usize| (path[k][0].as_i64().unwrap(), path[k][1].as_i64().unwrap());
+    let j = (12..36)
+        .find(|&j| {
+            let (a, b) = (at(9), at(j));
+            let (dr, dc) = ((a.0 - b.0).abs(), (a.1 - b.1).abs());
+            dr * dc != 2
+        })
+        .unwrap();
+    path.swap(10, j);
     knights()
         .args(["verify", "-"])
         .write_stdin(v.to_string())

@@ -116,6 +116,10 @@ impl GridPlan {
         None
     }
 
+    pub(crate) fn board(&self) -> Board {
+        self.board
+    }
+
     /// Block sizes used, for the summary.
     pub(crate) fn describe(&self) -> String {
         let mut h = self.heights.clone();
@@ -143,7 +147,9 @@ impl GridPlan {
                 cat.holey(h, w, ((sq.row - y) as u8, (sq.col - x) as u8))
                     .expect("checked by the plan")
             }
-            _ => cat.closed(h, w).expect("a closed piece of every size (tested)"),
+            _ => cat
+                .closed(h, w)
+                .expect("a closed piece of every size (tested)"),
         }
     }
 

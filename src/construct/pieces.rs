@@ -183,7 +183,9 @@ impl Catalogue {
     /// The embedded catalogue, read once.
     pub fn get() -> &'static Catalogue {
         static CAT: OnceLock<Catalogue> = OnceLock::new();
-        CAT.get_or_init(|| Catalogue::parse(DATA).expect("the embedded pieces are readable (tested)"))
+        CAT.get_or_init(|| {
+            Catalogue::parse(DATA).expect("the embedded pieces are readable (tested)")
+        })
     }
 
     /// A closed tour of a `rows`×`cols` block.
@@ -223,7 +225,13 @@ mod tests {
         let cat = Catalogue::parse(DATA).unwrap();
         let mut n = 0;
         for p in cat.all() {
-            assert!(satisfies(&spec(p), &p.cycle), "{}x{} {:?}", p.rows, p.cols, p.hole);
+            assert!(
+                satisfies(&spec(p), &p.cycle),
+                "{}x{} {:?}",
+                p.rows,
+                p.cols,
+                p.hole
+            );
             n += 1;
         }
         assert!(n > 0);

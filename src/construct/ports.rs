@@ -61,7 +61,11 @@ pub fn port_moves(rows: u8, cols: u8) -> Vec<(Cell, Cell)> {
     // as B (left and bottom sides), as A (right and top sides)
     for j in beside(rows, cols).into_iter().chain(above(cols, rows)) {
         for m in [j.a, j.b] {
-            let m = if corner(m.0) || corner(m.1) { continue } else { m };
+            let m = if corner(m.0) || corner(m.1) {
+                continue;
+            } else {
+                m
+            };
             if !v.contains(&m) {
                 v.push(m);
             }

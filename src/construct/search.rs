@@ -54,7 +54,11 @@ impl Graph {
             }
             Ok(usize::from(c.0) * cols as usize + usize::from(c.1))
         };
-        let mut live: u128 = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
+        let mut live: u128 = if n == 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
         for &h in &spec.holes {
             live &= !(1u128 << index(h)?);
         }
@@ -350,7 +354,11 @@ pub fn satisfies(spec: &Spec, cycle: &[Cell]) -> bool {
     let edges: Vec<(usize, usize)> = (0..cycle.len())
         .map(|k| (idx(cycle[k]), idx(cycle[(k + 1) % cycle.len()])))
         .collect();
-    let has = |a: usize, b: usize| edges.iter().any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b));
+    let has = |a: usize, b: usize| {
+        edges
+            .iter()
+            .any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b))
+    };
     edges.iter().all(|&(a, b)| g.adj[a] >> b & 1 == 1)
         && spec
             .required

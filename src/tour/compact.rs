@@ -39,7 +39,13 @@ impl Steps {
             moves: piece
                 .offsets()
                 .into_iter()
-                .map(|(dr, dc)| (i64::from(dr) * cols + i64::from(dc), i64::from(dr), i64::from(dc)))
+                .map(|(dr, dc)| {
+                    (
+                        i64::from(dr) * cols + i64::from(dc),
+                        i64::from(dr),
+                        i64::from(dc),
+                    )
+                })
                 .collect(),
         }
     }
@@ -282,10 +288,12 @@ mod tests {
     /// The 3x4 open tour a1 c2 a3 b1 d2 b3 c1 a2 c3 d1 b2 d3, as indices.
     fn path_3x4() -> Vec<u32> {
         let b = board(3, 4);
-        ["a1", "c2", "a3", "b1", "d2", "b3", "c1", "a2", "c3", "d1", "b2", "d3"]
-            .iter()
-            .map(|s| b.index(b.parse_square(s).unwrap()))
-            .collect()
+        [
+            "a1", "c2", "a3", "b1", "d2", "b3", "c1", "a2", "c3", "d1", "b2", "d3",
+        ]
+        .iter()
+        .map(|s| b.index(b.parse_square(s).unwrap()))
+        .collect()
     }
 
     #[test]
