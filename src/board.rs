@@ -283,7 +283,7 @@ impl FromStr for Board {
         let Some((r, c)) = t.split_once(['x', '×', '*']) else {
             return Err(bad("expected two sides separated by 'x'"));
         };
-        let side = |p: &str| -> Result<u32> {
+        let side = |p: &str| -> Result<u64> {
             if p.is_empty() {
                 return Err(bad("a side is missing"));
             }
@@ -294,14 +294,18 @@ impl FromStr for Board {
             if v == 0 {
                 return Err(bad("sides must be at least 1"));
             }
-            if v > u64::from(MAX_SIDE) {
-                return Err(bad("a side is larger than the maximum"));
-            }
-            Ok(v as u32)
+            Ok(v)
         };
+        let (rows, cols) = (side(r)?, side(c)?);
+        if rows > u64::from(MAX_SIDE) || cols > u64::from(MAX_SIDE) {
+            return Err(Error::BoardTooLarge {
+                value: s.trim().to_string(),
+                squares: rows.saturating_mul(cols),
+            });
+        }
         Ok(Board {
-            rows: side(r)?,
-            cols: side(c)?,
+            rows: rows as u32,
+            cols: cols as u32,
         })
     }
 }
@@ -333,6 +337,8 @@ mod tests {
         for bad in ["0x5", "8x", "abc", "x8", "5x0", "-1x5", "10001x2", "8x8x8"] {
             assert!(bad.parse::<Board>().is_err(), "{bad}");
         }
+        let big = "20000x20000".parse::<Board>().unwrap_err().to_string();
+        assert!(big.contains("20000x20000") && big.contains("10000") && big.contains("1.6 GB"));
     }
 
     #[test]

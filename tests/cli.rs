@@ -427,3 +427,67 @@ fn help_and_version() {
     knights().arg("--version").assert().success();
     knights().assert().code(2);
 }
+
+#[test]
+fn large_boards_are_made_at_once_by_the_construction() {
+    // the commands of issue 12 that used to run for minutes
+    for args in [
+        vec!["tour", "200x5000"],
+        vec!["tour", "10000x400"],
+        vec!["tour", "2000x2000", "--from", "1000,1000"],
+        vec!["tour", "1000x1000", "--from", "250,750"],
+        vec!["tour", "1000x1000", "--closed"],
+        vec!["tour", "999x1001", "--from", "500,500"],
+        vec!["tour", "4x10000", "--from", "5000,4"],
+        vec!["tour", "3x9999", "--from", "5001,3"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--format", "none"]);
+        let out = ok(&args);
+        assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+        assert!(
+            out.contains("verified") && out.contains("construction"),
+            "{args:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn methods_are_chosen_and_named() {
+    let summary = |args: &[&str]| {
+        let mut v = args.to_vec();
+        v.extend(["--format", "none"]);
+        ok(&v)
+    };
+    assert!(summary(&["tour", "8x8", "--method", "construct"]).contains("construction"));
+    assert!(summary(&["tour", "8x8", "--method", "warnsdorff"]).contains("Warnsdorff"));
+    assert!(summary(&["tour", "6x6", "--method", "backtrack"]).contains("exact search"));
+    assert!(summary(&["tour", "30x30", "--method", "backtrack"]).contains("backtracking"));
+    assert!(summary(&["tour", "8x8", "--closed"]).starts_with("closed tour"));
+    assert!(summary(&["tour", "8x8"]).starts_with("open tour"));
+    usage_error(&["tour", "8x8", "--method", "magic"], "magic");
+    usage_error(
+        &["tour", "8x8", "--piece", "camel", "--method", "construct"],
+        "construct",
+    );
+}
+
+#[test]
+fn limits_are_named_with_what_is_allowed() {
+    // sides past 10000: the limit and the memory the tour would need
+    usage_error(&["tour", "20000x20000"], "10000");
+    usage_error(&["tour", "20000x20000"], "1.6 GB");
+    // pictures past 500x500
+    usage_error(&["tour", "600x600", "--format", "svg"], "250000");
+    // the searches past 4,000,000 squares
+    usage_error(&["tour", "3000x3000", "--method", "warnsdorff"], "4000000");
+}
+
+#[test]
+fn large_tours_stream_in_every_format() {
+    // 300x300: 90,000 squares through grid, moves and JSON, read back by verify
+    for format in ["grid", "moves", "json"] {
+        let text = ok(&["tour", "300x300", "--closed", "--format", format]);
+        verifies(&text, &["--closed"]);
+    }
+}

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::lanes::{self, Kind, Lanes};
 use super::search::Cell;
 
 /// The embedded data (see the file's header for the format).
@@ -84,11 +85,19 @@ impl Piece {
     }
 }
 
-/// Every piece, by block size (closed) and by block size and hole (holey), in every orientation.
+/// A chain piece's key: strip height, kind, width and start square.
+pub type ChainKey = (u8, Kind, u8, Option<Cell>);
+
+/// Every piece, by block size (closed) and by block size and hole (holey), in every orientation;
+/// the lanes of strips and the chain pieces for them.
 #[derive(Debug, Default)]
 pub struct Catalogue {
     closed: HashMap<(u8, u8), Piece>,
     holey: HashMap<(u8, u8, Cell), Piece>,
+    /// By strip height and number of lanes.
+    lanes: HashMap<(u8, u8), Lanes>,
+    /// By strip height, kind, width and start square.
+    chains: HashMap<ChainKey, Vec<Cell>>,
 }
 
 /// Why a line of the data cannot be read.
@@ -147,6 +156,41 @@ pub fn parse_line(line: &str) -> Option<Piece> {
     Some(Piece::new(rows, cols, hole, cycle))
 }
 
+/// Reads `lanes H t2|t3 LANE...`.
+fn parse_lanes(line: &str) -> Option<(u8, u8, Lanes)> {
+    let mut w = line.split_whitespace().skip(1);
+    let rows: u8 = w.next()?.parse().ok()?;
+    let n = match w.next()? {
+        "t2" => 2,
+        "t3" => 3,
+        _ => return None,
+    };
+    let ls: Lanes = w.map(lanes::parse_lane).collect::<Option<_>>()?;
+    (ls.len() == usize::from(n)).then_some((rows, n, ls))
+}
+
+/// Reads `chain H KIND W [R,C] CELLS`.
+fn parse_chain(line: &str) -> Option<(ChainKey, Vec<Cell>)> {
+    let w: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let rows: u8 = w.first()?.parse().ok()?;
+    let kind = Kind::parse(w.get(1)?)?;
+    let width: u8 = w.get(2)?.parse().ok()?;
+    let (start, rest) = if kind.has_start() {
+        let (r, c) = w.get(3)?.split_once(',')?;
+        (Some((r.parse().ok()?, c.parse().ok()?)), &w[4..])
+    } else {
+        (None, &w[3..])
+    };
+    if rest.len() != 1 {
+        return None;
+    }
+    let cells = cells(rest[0])?;
+    cells
+        .iter()
+        .all(|&(r, c)| r < rows && c < width)
+        .then_some(((rows, kind, width, start), cells))
+}
+
 impl Catalogue {
     /// Reads `text`, adding every symmetric image of every piece.
     pub fn parse(text: &str) -> Result<Catalogue, DataError> {
@@ -156,10 +200,21 @@ impl Catalogue {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let piece = parse_line(line).ok_or_else(|| DataError {
+            let bad = || DataError {
                 line: k + 1,
                 why: format!("cannot read '{line}'"),
-            })?;
+            };
+            if line.starts_with("lanes ") {
+                let (rows, n, ls) = parse_lanes(line).ok_or_else(bad)?;
+                cat.lanes.insert((rows, n), ls);
+                continue;
+            }
+            if line.starts_with("chain ") {
+                let (key, cells) = parse_chain(line).ok_or_else(bad)?;
+                cat.chains.insert(key, cells);
+                continue;
+            }
+            let piece = parse_line(line).ok_or_else(bad)?;
             for t in [false, true] {
                 for fr in [false, true] {
                     for fc in [false, true] {
@@ -200,6 +255,38 @@ impl Catalogue {
         self.holey.get(&(rows, cols, hole))
     }
 
+    /// The lanes (2 or 3) of strips `rows` high.
+    #[must_use]
+    pub fn lanes(&self, rows: u8, n: u8) -> Option<&Lanes> {
+        self.lanes.get(&(rows, n))
+    }
+
+    /// The chain piece of `kind`, `width` wide, in a strip `rows` high (from `start`).
+    #[must_use]
+    pub fn chain(&self, rows: u8, kind: Kind, width: u8, start: Option<Cell>) -> Option<&[Cell]> {
+        self.chains
+            .get(&(rows, kind, width, start))
+            .map(Vec::as_slice)
+    }
+
+    /// Widths with a piece of `kind` (without a start square) in strips `rows` high.
+    #[must_use]
+    pub fn chain_widths(&self, rows: u8, kind: Kind) -> Vec<u8> {
+        let mut v: Vec<u8> = self
+            .chains
+            .keys()
+            .filter(|k| k.0 == rows && k.1 == kind && k.3.is_none())
+            .map(|k| k.2)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// All chain pieces with their keys.
+    pub fn chains(&self) -> impl Iterator<Item = (&ChainKey, &Vec<Cell>)> {
+        self.chains.iter()
+    }
+
     /// All pieces (each orientation once).
     pub fn all(&self) -> impl Iterator<Item = &Piece> {
         self.closed.values().chain(self.holey.values())
@@ -235,6 +322,26 @@ mod tests {
             n += 1;
         }
         assert!(n > 0);
+    }
+
+    #[test]
+    fn every_chain_piece_runs_its_lanes() {
+        let cat = Catalogue::parse(DATA).unwrap();
+        let mut n = 0;
+        for (&(rows, kind, width, start), cells) in cat.chains() {
+            let side = |k: Option<u8>| k.and_then(|k| cat.lanes(rows, k));
+            let (l, r) = kind.sides();
+            let spec = lanes::spec(kind, rows, width, side(l), side(r), start)
+                .unwrap_or_else(|| panic!("{rows} {kind:?} {width}: the lanes do not fit"));
+            assert!(satisfies(&spec, cells), "{rows} {kind:?} {width} {start:?}");
+            n += 1;
+        }
+        assert!(n > 0);
+        for rows in [3, 4] {
+            for kind in [Kind::Mid2, Kind::CapR2, Kind::Mid3, Kind::CapL3] {
+                assert!(!cat.chain_widths(rows, kind).is_empty(), "{rows} {kind:?}");
+            }
+        }
     }
 
     #[test]

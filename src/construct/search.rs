@@ -1,5 +1,7 @@
-//! The exact search that finds the construction's pieces: a Hamiltonian cycle through a small
-//! block of the knight's graph (at most 128 squares) with holes, required moves and extra edges.
+//! The exact search that finds the construction's pieces: a Hamiltonian cycle (or a path from a
+//! given square) through a small block of the knight's graph, at most 128 squares, with holes,
+//! required moves and directed extra edges (the jumps where a route leaves the block and comes
+//! back elsewhere).
 //!
 //! Only the piece generator (`examples/make_pieces.rs`) and the tests run it; the construction
 //! itself reads the pieces it found from `pieces.txt`.
@@ -10,8 +12,9 @@ use crate::graph::KNIGHT_OFFSETS;
 pub type Cell = (u8, u8);
 
 /// What to search for: a cycle through every square of a `rows`×`cols` block except `holes`,
-/// using knight moves and the `extra` edges (every extra edge is used), containing every move
-/// of `required`.
+/// using knight moves and the `extra` edges, each extra edge `(a, b)` used from `a` to `b`, and
+/// containing every move of `required` (either way). With `open_from`, a path from that square
+/// instead, ending anywhere.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Spec {
     pub rows: u8,
@@ -19,6 +22,7 @@ pub struct Spec {
     pub holes: Vec<Cell>,
     pub required: Vec<(Cell, Cell)>,
     pub extra: Vec<(Cell, Cell)>,
+    pub open_from: Option<Cell>,
 }
 
 /// Why a [`Spec`] cannot be searched.
@@ -26,86 +30,126 @@ pub struct Spec {
 pub enum SpecError {
     #[error("a block of {0} squares is larger than the search's 128")]
     TooLarge(u32),
-    #[error("square {0:?} is off the block")]
+    #[error("square {0:?} is off the block or a hole")]
     OffBlock(Cell),
     #[error("required edge {0:?}-{1:?} is not a knight's move between two squares of the block")]
     NotAMove(Cell, Cell),
+    #[error("square {0:?} has two extra edges leaving it or two entering it")]
+    Crowded(Cell),
 }
 
-/// The search's graph: adjacency as bit sets, and for each square the squares it must be joined to.
+/// The search's graph: adjacency as bit sets, and the edges each square must use.
 struct Graph {
     n: usize,
+    /// Knight's moves.
+    moves: Vec<u128>,
+    /// Knight's moves and extra edges, either way: for the degree bounds.
     adj: Vec<u128>,
-    /// Required partners of each square (at most two can ever be satisfied).
+    /// Required moves at each square (either way).
     partners: Vec<Vec<u8>>,
+    /// The square an extra edge leads to from each square, and the one it comes from.
+    succ: Vec<Option<u8>>,
+    pred: Vec<Option<u8>>,
     live: u128,
 }
 
+const NONE: usize = usize::MAX;
+
 impl Graph {
     fn new(spec: &Spec) -> Result<Graph, SpecError> {
-        let (rows, cols) = (u32::from(spec.rows), u32::from(spec.cols));
-        let n = (rows * cols) as usize;
+        let (rows, cols) = (usize::from(spec.rows), usize::from(spec.cols));
+        let n = rows * cols;
         if n > 128 {
-            return Err(SpecError::TooLarge(rows * cols));
+            return Err(SpecError::TooLarge(n as u32));
         }
-        let index = |c: Cell| -> Result<usize, SpecError> {
-            if c.0 >= spec.rows || c.1 >= spec.cols {
-                return Err(SpecError::OffBlock(c));
-            }
-            Ok(usize::from(c.0) * cols as usize + usize::from(c.1))
-        };
         let mut live: u128 = if n == 128 {
             u128::MAX
         } else {
             (1u128 << n) - 1
         };
+        let raw = |c: Cell| -> Result<usize, SpecError> {
+            if usize::from(c.0) >= rows || usize::from(c.1) >= cols {
+                return Err(SpecError::OffBlock(c));
+            }
+            Ok(usize::from(c.0) * cols + usize::from(c.1))
+        };
         for &h in &spec.holes {
-            live &= !(1u128 << index(h)?);
+            live &= !(1u128 << raw(h)?);
         }
-        let mut adj = vec![0u128; n];
-        for (i, a) in adj.iter_mut().enumerate() {
+        let index = |c: Cell| -> Result<usize, SpecError> {
+            let i = raw(c)?;
+            if live >> i & 1 == 0 {
+                return Err(SpecError::OffBlock(c));
+            }
+            Ok(i)
+        };
+        let mut moves = vec![0u128; n];
+        for (i, m) in moves.iter_mut().enumerate() {
             if live >> i & 1 == 0 {
                 continue;
             }
-            let (r, c) = ((i / cols as usize) as i32, (i % cols as usize) as i32);
+            let (r, c) = ((i / cols) as i32, (i % cols) as i32);
             for (dr, dc) in KNIGHT_OFFSETS {
                 let (nr, nc) = (r + dr, c + dc);
                 if nr >= 0 && nc >= 0 && nr < rows as i32 && nc < cols as i32 {
-                    let j = nr as usize * cols as usize + nc as usize;
+                    let j = nr as usize * cols + nc as usize;
                     if live >> j & 1 == 1 {
-                        *a |= 1u128 << j;
+                        *m |= 1u128 << j;
                     }
                 }
             }
         }
-        let mut partners = vec![Vec::new(); n];
+        let mut adj = moves.clone();
+        let mut succ = vec![None; n];
+        let mut pred = vec![None; n];
         for &(a, b) in &spec.extra {
             let (i, j) = (index(a)?, index(b)?);
             adj[i] |= 1u128 << j;
             adj[j] |= 1u128 << i;
-            partners[i].push(j as u8);
-            partners[j].push(i as u8);
+            if succ[i].replace(j as u8).is_some() {
+                return Err(SpecError::Crowded(a));
+            }
+            if pred[j].replace(i as u8).is_some() {
+                return Err(SpecError::Crowded(b));
+            }
         }
+        let mut partners = vec![Vec::new(); n];
         for &(a, b) in &spec.required {
             let (i, j) = (index(a)?, index(b)?);
-            if adj[i] >> j & 1 == 0 || live >> i & 1 == 0 || live >> j & 1 == 0 {
+            if moves[i] >> j & 1 == 0 {
                 return Err(SpecError::NotAMove(a, b));
             }
             partners[i].push(j as u8);
             partners[j].push(i as u8);
         }
+        if let Some(s) = spec.open_from {
+            index(s)?;
+        }
         Ok(Graph {
             n,
+            moves,
             adj,
             partners,
+            succ,
+            pred,
             live,
         })
+    }
+
+    /// Whether `a -> b` may be a step: the extra edge leaving `a`, or else a knight's move into a
+    /// square no extra edge enters.
+    fn step(&self, a: usize, b: usize) -> bool {
+        match self.succ[a] {
+            Some(z) => usize::from(z) == b,
+            None => self.moves[a] >> b & 1 == 1 && self.pred[b].is_none(),
+        }
     }
 }
 
 /// The state of one depth-first search.
 struct Dfs<'g> {
     g: &'g Graph,
+    open: bool,
     path: Vec<u8>,
     /// Squares not yet on the path.
     free: u128,
@@ -124,21 +168,19 @@ impl Dfs<'_> {
         usize::from(self.path[0])
     }
 
-    /// Whether `w` may be entered from `e` now: every required partner of `w` other than `e` must
-    /// be able to follow it (one at most; the start only when `w` is the last square).
+    /// Whether the required moves at `w` allow entering it from `e`: at most one of them may be
+    /// left for its next step, and that one must lead to a free square (or close the cycle).
     fn may_enter(&self, e: usize, w: usize) -> bool {
-        let mut others = self.g.partners[w].iter().filter(|&&z| usize::from(z) != e);
+        let mut others = self.g.partners[w]
+            .iter()
+            .map(|&z| usize::from(z))
+            .filter(|&z| z != e);
         match (others.next(), others.next()) {
             (None, _) => true,
             (Some(_), Some(_)) => false,
-            (Some(&z), None) => {
-                let z = usize::from(z);
-                if self.free >> z & 1 == 1 {
-                    true
-                } else {
-                    // `w` would have to close the cycle to `z`
-                    z == self.start() && self.free.count_ones() == 1
-                }
+            (Some(z), None) => {
+                self.free >> z & 1 == 1
+                    || (!self.open && z == self.start() && self.free.count_ones() == 1)
             }
         }
     }
@@ -161,6 +203,39 @@ impl Dfs<'_> {
         reached == self.free
     }
 
+    /// Degree bounds: in a cycle every free square needs two usable edges (to free squares, the
+    /// end or the start); on a path one, and at most one square (the path's end) can have one.
+    fn degrees_ok(&self, end: usize) -> bool {
+        let start = self.start();
+        let mut open = self.free | 1u128 << end;
+        if !self.open {
+            open |= 1u128 << start;
+        }
+        let left = self.free.count_ones();
+        let mut ones = 0;
+        let mut f = self.free;
+        while f != 0 {
+            let v = f.trailing_zeros() as usize;
+            f &= f - 1;
+            let a = self.g.adj[v] & open;
+            let d = a.count_ones();
+            if self.open {
+                if d == 0 || (d == 1 && a == 1u128 << end && left > 1) {
+                    return false;
+                }
+                if d == 1 {
+                    ones += 1;
+                    if ones > 1 {
+                        return false;
+                    }
+                }
+            } else if d < 2 {
+                return false;
+            }
+        }
+        true
+    }
+
     fn search(&mut self) -> Outcome {
         if self.budget == 0 {
             return Outcome::OutOfBudget;
@@ -169,90 +244,53 @@ impl Dfs<'_> {
         let end = usize::from(*self.path.last().expect("non-empty"));
         let start = self.start();
         if self.free == 0 {
-            let closes = self.g.adj[end] >> start & 1 == 1 && self.path.len() >= 3;
+            let closes = self.open
+                || (self.path.len() >= 3
+                    && self.g.step(end, start)
+                    && self.partners_done(end, start));
             return if closes {
                 Outcome::Found
             } else {
                 Outcome::Dead
             };
         }
-        // the moves the end must make: a required partner other than its predecessor
+        // the step the end must take: its extra edge, or a required move other than its
+        // predecessor's
         let prev = (self.path.len() >= 2).then(|| usize::from(self.path[self.path.len() - 2]));
+        let mut forced = self.g.succ[end].map(usize::from);
         let pending: Vec<usize> = self.g.partners[end]
             .iter()
             .map(|&z| usize::from(z))
             .filter(|&z| Some(z) != prev)
             .collect();
-        let mut forced: Option<usize> = None;
-        if end == start {
-            // the start's partners: the first move takes one, the closing move the other
-            if let Some(&z) = pending.first() {
-                forced = Some(z);
+        if end == start && !self.open {
+            // the first step takes one required move, the closing step the other
+            if forced.is_none() {
+                forced = pending.first().copied();
             }
         } else {
-            match pending.len() {
-                0 => {}
-                1 => forced = Some(pending[0]),
+            match (pending.len(), forced) {
+                (0, _) => {}
+                (1, None) => forced = Some(pending[0]),
+                (1, Some(z)) if z == pending[0] => {}
                 _ => return Outcome::Dead,
             }
-            if let Some(z) = forced {
-                if self.free >> z & 1 == 0 {
-                    return Outcome::Dead;
-                }
-            }
         }
-        // degree pruning: every free square needs two usable edges (free squares, the end, the start)
-        let open = self.free | 1u128 << end | 1u128 << start;
-        let mut need_end = 0u32;
-        let mut need_start = 0u32;
-        let mut must: Option<usize> = None;
-        let mut f = self.free;
-        while f != 0 {
-            let v = f.trailing_zeros() as usize;
-            f &= f - 1;
-            let a = self.g.adj[v] & open;
-            let deg = a.count_ones();
-            if deg < 2 {
-                return Outcome::Dead;
-            }
-            if deg == 2 {
-                let to_end = a >> end & 1 == 1;
-                let to_start = a >> start & 1 == 1;
-                if to_end && to_start && end != start && self.free.count_ones() > 1 {
-                    // it would have to be next and last at once
-                    return Outcome::Dead;
-                }
-                if to_end && end != start {
-                    need_end += 1;
-                    must = Some(v);
-                }
-                if to_start {
-                    need_start += 1;
-                }
-            }
-        }
-        // the end has one edge left to give, the start one (two before the first move)
-        if need_end > 1 || need_start > 1 + u32::from(end == start) {
+        if forced.is_some_and(|z| self.free >> z & 1 == 0) {
             return Outcome::Dead;
         }
-        if !self.connected(end) {
+        if !self.degrees_ok(end) || !self.connected(end) {
             return Outcome::Dead;
-        }
-        if let Some(v) = must {
-            if forced.is_some_and(|z| z != v) {
-                return Outcome::Dead;
-            }
-            forced = Some(v);
         }
         let mut cands: Vec<(u32, u32, usize)> = Vec::with_capacity(8);
-        let mut nb = self.g.adj[end] & self.free;
-        if let Some(z) = forced {
-            nb &= 1u128 << z;
-        }
+        let mut nb = match forced {
+            Some(z) => 1u128 << z,
+            None => self.g.moves[end] & self.free,
+        };
         while nb != 0 {
             let w = nb.trailing_zeros() as usize;
             nb &= nb - 1;
-            if !self.may_enter(end, w) {
+            if !self.g.step(end, w) || !self.may_enter(end, w) {
                 continue;
             }
             let onward = (self.g.adj[w] & self.free).count_ones();
@@ -272,12 +310,25 @@ impl Dfs<'_> {
         }
         Outcome::Dead
     }
+
+    /// Whether the closing step `end -> start` leaves no required move at either unused.
+    fn partners_done(&self, end: usize, start: usize) -> bool {
+        let prev = usize::from(self.path[self.path.len() - 2]);
+        let first = usize::from(self.path[1]);
+        self.g.partners[end]
+            .iter()
+            .all(|&z| usize::from(z) == prev || usize::from(z) == start)
+            && self.g.partners[start]
+                .iter()
+                .all(|&z| usize::from(z) == first || usize::from(z) == end)
+    }
 }
 
 /// The answer of [`find_cycle`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Found {
-    /// The cycle, as squares in order (the last is one edge from the first).
+    /// The squares in order: a cycle (the last steps to the first), or the path from
+    /// `open_from`. A step from a square with an extra edge takes that edge.
     Cycle(Vec<Cell>),
     /// The search space was exhausted: there is no such cycle.
     None,
@@ -285,16 +336,30 @@ pub enum Found {
     GaveUp,
 }
 
-/// Searches for a cycle as `spec` asks: randomised depth-first runs in Warnsdorff order with
-/// doubling budgets (restarts cut the heavy tail), `budget` nodes in all.
+/// Searches as `spec` asks: randomised depth-first runs in Warnsdorff order with doubling
+/// budgets (restarts cut the heavy tail), `budget` nodes in all.
 pub fn find_cycle(spec: &Spec, seed: u64, budget: u64) -> Result<Found, SpecError> {
     let g = Graph::new(spec)?;
     let cols = usize::from(spec.cols);
-    // start on a square with required partners (they fix its edges) or else of least degree
-    let start = (0..g.n)
-        .filter(|&v| g.live >> v & 1 == 1)
-        .min_by_key(|&v| (usize::from(g.partners[v].is_empty()), g.adj[v].count_ones()))
-        .expect("a square");
+    let live = |v: &usize| g.live >> *v & 1 == 1;
+    // a path starts where asked; a cycle on a square an extra edge enters (the cycle must come
+    // back through that edge), else on one with required moves, else of least degree
+    let start = match spec.open_from {
+        Some((r, c)) => usize::from(r) * cols + usize::from(c),
+        None => (0..g.n)
+            .filter(live)
+            .min_by_key(|&v| {
+                (
+                    g.pred[v].is_none(),
+                    g.partners[v].is_empty(),
+                    g.adj[v].count_ones(),
+                )
+            })
+            .unwrap_or(NONE),
+    };
+    if start == NONE {
+        return Ok(Found::None);
+    }
     let mut spent = 0u64;
     let mut run_budget = 10_000u64;
     let mut run = 0u64;
@@ -302,6 +367,7 @@ pub fn find_cycle(spec: &Spec, seed: u64, budget: u64) -> Result<Found, SpecErro
         let give = run_budget.min(budget - spent);
         let mut dfs = Dfs {
             g: &g,
+            open: spec.open_from.is_some(),
             path: vec![start as u8],
             free: g.live & !(1u128 << start),
             budget: give,
@@ -328,20 +394,21 @@ pub fn find_cycle(spec: &Spec, seed: u64, budget: u64) -> Result<Found, SpecErro
     Ok(Found::GaveUp)
 }
 
-/// Whether `cycle` is a cycle as `spec` asks (every square but the holes once, each step a knight's
-/// move or an extra edge, every extra edge and required move used).
+/// Whether `cells` is what `spec` asks for: every square but the holes once, each step a
+/// knight's move into a square no extra edge enters or the extra edge leaving a square, the
+/// cycle closed the same way unless it is a path from `open_from`, and every required move used.
 #[must_use]
-pub fn satisfies(spec: &Spec, cycle: &[Cell]) -> bool {
+pub fn satisfies(spec: &Spec, cells: &[Cell]) -> bool {
     let Ok(g) = Graph::new(spec) else {
         return false;
     };
     let cols = usize::from(spec.cols);
     let idx = |c: Cell| usize::from(c.0) * cols + usize::from(c.1);
-    if cycle.len() != g.live.count_ones() as usize || cycle.len() < 3 {
+    if cells.len() != g.live.count_ones() as usize || cells.is_empty() {
         return false;
     }
     let mut seen = 0u128;
-    for &c in cycle {
+    for &c in cells {
         if c.0 >= spec.rows || c.1 >= spec.cols {
             return false;
         }
@@ -351,20 +418,30 @@ pub fn satisfies(spec: &Spec, cycle: &[Cell]) -> bool {
         }
         seen |= 1u128 << i;
     }
-    let edges: Vec<(usize, usize)> = (0..cycle.len())
-        .map(|k| (idx(cycle[k]), idx(cycle[(k + 1) % cycle.len()])))
+    let open = spec.open_from.is_some();
+    if open && spec.open_from != Some(cells[0]) {
+        return false;
+    }
+    let steps = if open { cells.len() - 1 } else { cells.len() };
+    if !open && cells.len() < 3 {
+        return false;
+    }
+    let edges: Vec<(usize, usize)> = (0..steps)
+        .map(|k| (idx(cells[k]), idx(cells[(k + 1) % cells.len()])))
         .collect();
     let has = |a: usize, b: usize| {
         edges
             .iter()
             .any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b))
     };
-    edges.iter().all(|&(a, b)| g.adj[a] >> b & 1 == 1)
-        && spec
-            .required
-            .iter()
-            .chain(&spec.extra)
-            .all(|&(a, b)| has(idx(a), idx(b)))
+    // every extra edge is used: the square it leaves is never the path's end
+    let extras_used = spec.extra.iter().all(|&(a, b)| {
+        let (i, j) = (idx(a), idx(b));
+        edges.contains(&(i, j))
+    });
+    edges.iter().all(|&(a, b)| g.step(a, b))
+        && extras_used
+        && spec.required.iter().all(|&(a, b)| has(idx(a), idx(b)))
 }
 
 #[cfg(test)]
@@ -396,28 +473,37 @@ mod tests {
         let spec = Spec {
             rows: 5,
             cols: 6,
-            holes: vec![],
             required: vec![((3, 0), (1, 1))],
-            extra: vec![],
+            ..Spec::default()
         };
         let Found::Cycle(c) = find_cycle(&spec, 7, 1_000_000).unwrap() else {
             panic!("5x6 has a closed tour with this move");
         };
         assert!(satisfies(&spec, &c));
-        // 5x5 less a corner, with an extra edge: a path between the corner's two neighbours
-        let holey = Spec {
-            rows: 5,
-            cols: 5,
-            holes: vec![(2, 2)],
-            required: vec![],
-            extra: vec![((0, 0), (4, 4))],
-        };
-        if let Found::Cycle(c) = find_cycle(&holey, 3, 1_000_000).unwrap() {
-            assert!(satisfies(&holey, &c));
-        }
         let mut wrong = c.clone();
         wrong.swap(1, 2);
         assert!(!satisfies(&spec, &wrong));
+        // 5x7 less a square of a1's colour
+        let holey = Spec {
+            rows: 5,
+            cols: 7,
+            holes: vec![(2, 2)],
+            ..Spec::default()
+        };
+        let Found::Cycle(c) = find_cycle(&holey, 3, 1_000_000).unwrap() else {
+            panic!("5x7 less c3 has a cycle");
+        };
+        assert!(satisfies(&holey, &c) && !c.contains(&(2, 2)));
+        // two paths through a 3x6 block: (2,0) .. (0,5) and (2,5) .. (0,0), joined by jumps
+        let lanes = Spec {
+            rows: 3,
+            cols: 6,
+            extra: vec![((0, 5), (2, 5)), ((0, 0), (2, 0))],
+            ..Spec::default()
+        };
+        if let Found::Cycle(c) = find_cycle(&lanes, 3, 1_000_000).unwrap() {
+            assert!(satisfies(&lanes, &c));
+        }
         assert_eq!(
             find_cycle(
                 &Spec {
@@ -431,5 +517,28 @@ mod tests {
             ),
             Err(SpecError::NotAMove((0, 0), (1, 1)))
         );
+    }
+
+    #[test]
+    fn paths_from_a_square() {
+        // 3x4 has open tours from a1, none closed
+        let spec = Spec {
+            rows: 3,
+            cols: 4,
+            open_from: Some((0, 0)),
+            ..Spec::default()
+        };
+        let Found::Cycle(p) = find_cycle(&spec, 0, 1_000_000).unwrap() else {
+            panic!("3x4 has an open tour from a1");
+        };
+        assert!(satisfies(&spec, &p) && p[0] == (0, 0));
+        // 4x4 has none
+        let none = Spec {
+            rows: 4,
+            cols: 4,
+            open_from: Some((0, 0)),
+            ..Spec::default()
+        };
+        assert_eq!(find_cycle(&none, 0, 10_000_000).unwrap(), Found::None);
     }
 }

@@ -188,7 +188,7 @@ pub enum FindError {
         kind: &'static str,
         board: Board,
         from: String,
-        seconds: u64,
+        seconds: f64,
     },
     #[error("--method {strategy} cannot make a {kind} tour on {board} from {from}: {why}")]
     Unsupported {
@@ -309,7 +309,7 @@ fn search(
         kind: k,
         board,
         from: board.name(from),
-        seconds: opts.time_limit.as_secs(),
+        seconds: opts.time_limit.as_secs_f64(),
     };
     let geo = Geometry::new(board, piece);
     if let Some(reason) = theory::graph_obstruction(&geo, opts.closed) {
@@ -468,7 +468,7 @@ fn exact(
                 kind: k,
                 board,
                 from,
-                seconds: opts.time_limit.as_secs(),
+                seconds: opts.time_limit.as_secs_f64(),
             });
         }
         // runs stay short enough for the deadline to be checked between them
@@ -505,4 +505,36 @@ fn exact(
         from,
         attempts: opts.attempts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(strategy: Strategy) -> Result<FoundCompact, FindError> {
+        // no search starts a tour in the middle of a long 4-wide board quickly: they run
+        // until the deadline
+        let b = Board {
+            rows: 4,
+            cols: 10_000,
+        };
+        let mut opts =
+            FindOptions::new(false, Some(Square::new(3, 4999)), 0).with_strategy(strategy);
+        opts.time_limit = Duration::from_millis(300);
+        find_compact(b, &Piece::knight(), &opts)
+    }
+
+    #[test]
+    fn searches_stop_at_the_deadline() {
+        for strategy in [Strategy::Warnsdorff, Strategy::Backtrack] {
+            let r = timed(strategy);
+            assert!(
+                matches!(r, Err(FindError::TimedOut { .. })),
+                "{strategy}: {:?}",
+                r.map(|f| f.method)
+            );
+        }
+        // the construction has no deadline to meet
+        assert_eq!(timed(Strategy::Auto).unwrap().method, Method::Construction);
+    }
 }
