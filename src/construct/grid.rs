@@ -137,6 +137,7 @@ impl GridPlan {
         )
     }
 
+    /// The piece of block `(i, j)`.
     fn piece(&self, i: usize, j: usize) -> &'static Piece {
         let cat = Catalogue::get();
         let (h, w) = (self.heights[i], self.widths[j]);
@@ -153,6 +154,62 @@ impl GridPlan {
         }
     }
 
+    /// The pieces in use, each once with its squares as offsets on this board, and which one
+    /// each block takes: a few pieces serve a million blocks.
+    fn placed(&self) -> (Vec<Placed>, impl Fn(usize, usize) -> usize + Sync + '_) {
+        let cols = self.board.cols;
+        let mut placed: Vec<Placed> = Vec::new();
+        let mut id_of = |piece: &'static Piece| -> usize {
+            if let Some(k) = placed.iter().position(|p| std::ptr::eq(p.piece, piece)) {
+                return k;
+            }
+            let offs = piece
+                .cycle
+                .iter()
+                .map(|&(r, c)| u32::from(r) * cols + u32::from(c))
+                .collect();
+            placed.push(Placed { piece, offs });
+            placed.len() - 1
+        };
+        let distinct = |v: &[u8]| {
+            let mut d = v.to_vec();
+            d.sort_unstable();
+            d.dedup();
+            d
+        };
+        let (hs, ws) = (distinct(&self.heights), distinct(&self.widths));
+        let hi: Vec<usize> = self
+            .heights
+            .iter()
+            .map(|h| hs.binary_search(h).expect("listed"))
+            .collect();
+        let wi: Vec<usize> = self
+            .widths
+            .iter()
+            .map(|w| ws.binary_search(w).expect("listed"))
+            .collect();
+        // one representative block of each size (not the hole's)
+        let mut table = vec![usize::MAX; hs.len() * ws.len()];
+        for (i, &a) in hi.iter().enumerate() {
+            for (j, &b) in wi.iter().enumerate() {
+                if table[a * ws.len() + b] == usize::MAX
+                    && self.hole.is_none_or(|(bi, bj, _)| (bi, bj) != (i, j))
+                {
+                    table[a * ws.len() + b] = id_of(self.piece(i, j));
+                }
+            }
+        }
+        let hole = self
+            .hole
+            .map(|(bi, bj, _)| (bi, bj, id_of(self.piece(bi, bj))));
+        let nw = ws.len();
+        let which = move |i: usize, j: usize| match hole {
+            Some((bi, bj, k)) if (bi, bj) == (i, j) => k,
+            _ => table[hi[i] * nw + wi[j]],
+        };
+        (placed, which)
+    }
+
     /// Builds the successor array: each block row on its own thread, then the joins between
     /// block rows. `None` if two blocks cannot be joined (the sweep tests say this never happens).
     pub(crate) fn build(&self) -> Option<(Vec<u32>, u32)> {
@@ -160,12 +217,13 @@ impl GridPlan {
         let (p, q) = (self.heights.len(), self.widths.len());
         let ys: Vec<u32> = offsets(&self.heights);
         let xs: Vec<u32> = offsets(&self.widths);
+        let (placed, which) = self.placed();
         // column 0, bottom to top: each block joins the one below; this fixes the blocks'
         // directions there, from which each block row fixes its own
         let mut first_flip = vec![false; p];
         let mut vertical: Vec<Option<Merge>> = vec![None; p];
         for i in 1..p {
-            let (a, b) = (self.piece(i - 1, 0), self.piece(i, 0));
+            let (a, b) = (placed[which(i - 1, 0)].piece, placed[which(i, 0)].piece);
             let joins = ports::above(self.widths[0], self.heights[i - 1]);
             let (flip, merge) = choose(&joins, a, first_flip[i - 1], b)?;
             first_flip[i] = flip;
@@ -185,16 +243,23 @@ impl GridPlan {
         let ok = slices.into_par_iter().all(|(i, slice)| {
             let base = ys[i] * cols;
             let local = |c: Cell, x: u32| u32::from(c.0) * cols + x + u32::from(c.1);
+            // the join of two pieces depends on them alone: found once per pair
+            let mut joins: Vec<Option<Option<(bool, CellMerge)>>> =
+                vec![None; placed.len() * placed.len() * 2];
             let mut flip = first_flip[i];
-            let mut a = self.piece(i, 0);
-            write(slice, base, a, flip, xs[0], cols);
+            let mut a = which(i, 0);
+            write(slice, base, &placed[a], flip, xs[0]);
             for j in 1..q {
-                let b = self.piece(i, j);
-                let joins = ports::beside(self.heights[i], self.widths[j - 1]);
-                let Some((fb, merge)) = choose(&joins, a, flip, b) else {
+                let b = which(i, j);
+                let key = (a * placed.len() + b) * 2 + usize::from(flip);
+                let found = *joins[key].get_or_insert_with(|| {
+                    let options = ports::beside(self.heights[i], self.widths[j - 1]);
+                    choose(&options, placed[a].piece, flip, placed[b].piece)
+                });
+                let Some((fb, merge)) = found else {
                     return false;
                 };
-                write(slice, base, b, fb, xs[j], cols);
+                write(slice, base, &placed[b], fb, xs[j]);
                 let m = merge.place(|c| local(c, xs[j - 1]), |c| local(c, xs[j]));
                 slice[m.from_a as usize] = base + m.to_b;
                 slice[m.from_b as usize] = base + m.to_a;
@@ -222,6 +287,12 @@ impl GridPlan {
         }
         Some((next, first))
     }
+}
+
+/// A piece with its squares as offsets from its block's first square on one board.
+struct Placed {
+    piece: &'static Piece,
+    offs: Vec<u32>,
 }
 
 /// Where each part starts.
@@ -299,20 +370,22 @@ fn choose(joins: &[Join], a: &Piece, a_flip: bool, b: &Piece) -> Option<(bool, C
 }
 
 /// Writes a piece's cycle into the block row's slice (`base`: the slice's first index on the
-/// board), forwards or backwards.
-fn write(slice: &mut [u32], base: u32, piece: &Piece, flip: bool, x: u32, cols: u32) {
-    let idx = |c: Cell| u32::from(c.0) * cols + x + u32::from(c.1);
-    let cyc = &piece.cycle;
-    let n = cyc.len();
-    let mut prev = idx(cyc[n - 1]);
-    for &c in cyc {
-        let here = idx(c);
-        if flip {
-            slice[here as usize] = base + prev;
-        } else {
-            slice[prev as usize] = base + here;
+/// board; `x`: the block's first column), forwards or backwards.
+fn write(slice: &mut [u32], base: u32, placed: &Placed, flip: bool, x: u32) {
+    let o = &placed.offs;
+    let n = o.len();
+    let at = |k: usize| (x + o[k]) as usize;
+    let to = |k: usize| base + x + o[k];
+    if flip {
+        slice[at(0)] = to(n - 1);
+        for k in 1..n {
+            slice[at(k)] = to(k - 1);
         }
-        prev = here;
+    } else {
+        for k in 0..n - 1 {
+            slice[at(k)] = to(k + 1);
+        }
+        slice[at(n - 1)] = to(0);
     }
 }
 

@@ -63,9 +63,14 @@ impl Steps {
 }
 
 impl CompactTour {
-    /// Checks the successors `next` from `first` on `board` for `piece` in one walk; with
-    /// `require_closed`, an open tour is an error. `next` of the last square is ignored (it is
-    /// set to `first` or [`NO_SQUARE`] by what the check finds).
+    /// Checks the successors `next` from `first` on `board` for `piece`; with `require_closed`,
+    /// an open tour is an error. `next` of the last square is ignored (it is set to `first` or
+    /// [`NO_SQUARE`] by what the check finds).
+    ///
+    /// Two passes: a walk from `first` that marks each square once (a revisit, or fewer squares
+    /// than the board, fails it), then every square but the last checked against its successor
+    /// in board order, rows in parallel. A fault sends the check through [`Self::walk_check`],
+    /// which names the first fault along the path.
     pub fn verified(
         board: Board,
         piece: &Piece,
@@ -85,6 +90,68 @@ impl CompactTour {
                 missing: board.name(board.square(next.len().min(n as usize) as u32)),
             });
         }
+        let last = match Self::distinct(&next, first) {
+            Some(last) if Self::moves_ok(board, piece, &next, last) => last,
+            _ => Self::walk_check(board, piece, first, &next)?,
+        };
+        let (f, l) = (board.square(first), board.square(last));
+        let closed = n >= 3 && piece.is_move(l.row, l.col, f.row, f.col);
+        if require_closed && !closed {
+            return Err(TourError::NotClosed {
+                first: board.name(f),
+                last: board.name(l),
+            });
+        }
+        next[last as usize] = if closed { first } else { NO_SQUARE };
+        Ok(CompactTour {
+            board,
+            closed,
+            first,
+            last,
+            next,
+        })
+    }
+
+    /// The last square when the walk from `first` meets every square once, else `None`.
+    fn distinct(next: &[u32], first: u32) -> Option<u32> {
+        let n = next.len();
+        if first as usize >= n {
+            return None;
+        }
+        let mut seen = vec![0u64; n.div_ceil(64)];
+        seen[first as usize / 64] |= 1 << (first % 64);
+        let mut at = first;
+        for _ in 1..n {
+            let to = next[at as usize];
+            let word = seen.get_mut(to as usize / 64)?;
+            let bit = 1u64 << (to % 64);
+            if *word & bit != 0 {
+                return None;
+            }
+            *word |= bit;
+            at = to;
+        }
+        Some(at)
+    }
+
+    /// Whether every square but `last` steps to its successor by a move of the piece (rows in
+    /// parallel, in board order).
+    fn moves_ok(board: Board, piece: &Piece, next: &[u32], last: u32) -> bool {
+        use rayon::prelude::*;
+        let steps = Steps::new(board, piece);
+        let cols = board.cols as usize;
+        next.par_chunks(cols).enumerate().all(|(r, row)| {
+            row.iter().enumerate().all(|(c, &to)| {
+                let at = (r * cols + c) as u32;
+                at == last || steps.step(r as i64, c as i64, at, to).is_some()
+            })
+        })
+    }
+
+    /// The check as one walk in path order, which names the first fault (the slow path, taken
+    /// only when the fast one fails); the last square when there is none.
+    fn walk_check(board: Board, piece: &Piece, first: u32, next: &[u32]) -> Result<u32, TourError> {
+        let n = board.squares();
         let name = |i: u32| {
             if u64::from(i) < n {
                 board.name(board.square(i))
@@ -124,7 +191,7 @@ impl CompactTour {
                 });
             };
             if seen.replace(to as usize, true) {
-                let first_visit = Self::position(&next, first, to);
+                let first_visit = Self::position(next, first, to);
                 return Err(TourError::Revisit {
                     step,
                     square: name(to),
@@ -133,23 +200,7 @@ impl CompactTour {
             }
             (r, c, at) = (nr, nc, to);
         }
-        let last = at;
-        let (f, l) = (board.square(first), board.square(last));
-        let closed = n >= 3 && piece.is_move(l.row, l.col, f.row, f.col);
-        if require_closed && !closed {
-            return Err(TourError::NotClosed {
-                first: name(first),
-                last: name(last),
-            });
-        }
-        next[last as usize] = if closed { first } else { NO_SQUARE };
-        Ok(CompactTour {
-            board,
-            closed,
-            first,
-            last,
-            next,
-        })
+        Ok(at)
     }
 
     /// The 0-based step at which the walk from `first` reaches `target` (for error messages).
