@@ -17,10 +17,7 @@ fn bench(c: &mut Criterion, group: &str, sides: &[u32], strategies: &[Strategy])
             for closed in [false, true] {
                 let b = Board::new(side, side).unwrap();
                 let opts = FindOptions::new(closed, None, 0).with_strategy(strategy);
-                let name = format!(
-                    "{b} {} {strategy}",
-                    if closed { "closed" } else { "open" }
-                );
+                let name = format!("{b} {} {strategy}", if closed { "closed" } else { "open" });
                 g.bench_function(name, |bench| {
                     bench.iter(|| {
                         let found = find_compact(black_box(b), &k, &opts).expect("a tour exists");

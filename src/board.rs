@@ -338,7 +338,7 @@ mod tests {
             assert!(bad.parse::<Board>().is_err(), "{bad}");
         }
         let big = "20000x20000".parse::<Board>().unwrap_err().to_string();
-        assert!(big.contains("20000x20000") && big.contains("10000") && big.contains("1.6 GB"));
+        assert!(big.contains("20000x20000") && big.contains("10000") && big.contains("1.5 GiB"));
     }
 
     #[test]

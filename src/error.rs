@@ -7,7 +7,7 @@ use thiserror::Error;
 pub enum Error {
     #[error("invalid board '{value}': {why} (write ROWSxCOLS, e.g. 8x8 or 3x10, each side 1..={max})", max = crate::board::MAX_SIDE)]
     BadBoard { value: String, why: &'static str },
-    #[error("board '{value}' is too large: each side may be at most {max} (boards of up to {max_squares} squares); a tour of it would need about {need} of memory at 4 bytes a square", max = crate::board::MAX_SIDE, max_squares = u64::from(crate::board::MAX_SIDE).pow(2), need = human_bytes(*squares * 4))]
+    #[error("board '{value}' is too large: each side may be at most {max} (boards of up to {max_squares} squares); a tour of it would need about {need} of memory at 4 bytes a square", max = crate::board::MAX_SIDE, max_squares = u64::from(crate::board::MAX_SIDE).pow(2), need = crate::count::report::human_bytes(*squares * 4))]
     BoardTooLarge { value: String, squares: u64 },
     #[error(
         "invalid square '{value}': write it as algebraic (a1, h8, aa12) or COL,RANK (1-based, e.g. 3,5)"
@@ -35,32 +35,3 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// A byte count in the largest unit that keeps it at least 1 (decimal units, one decimal).
-#[must_use]
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "kB", "MB", "GB", "TB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} bytes")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn byte_counts_read_well() {
-        assert_eq!(human_bytes(512), "512 bytes");
-        assert_eq!(human_bytes(1_600_000_000), "1.6 GB");
-        assert_eq!(human_bytes(400_000_000), "400.0 MB");
-    }
-}

@@ -476,7 +476,7 @@ fn methods_are_chosen_and_named() {
 fn limits_are_named_with_what_is_allowed() {
     // sides past 10000: the limit and the memory the tour would need
     usage_error(&["tour", "20000x20000"], "10000");
-    usage_error(&["tour", "20000x20000"], "1.6 GB");
+    usage_error(&["tour", "20000x20000"], "1.5 GiB");
     // pictures past 500x500
     usage_error(&["tour", "600x600", "--format", "svg"], "250000");
     // the searches past 4,000,000 squares

@@ -129,7 +129,7 @@ fn cells(s: &str) -> Option<Vec<Cell>> {
         .collect()
 }
 
-/// Writes cells as [`cells`] reads them.
+/// Writes cells as the data file holds them: two base-36 digits each.
 #[must_use]
 pub fn encode(cycle: &[Cell]) -> String {
     let d = |x: u8| char::from_digit(u32::from(x), 36).expect("a base-36 digit");

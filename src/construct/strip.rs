@@ -57,6 +57,22 @@ fn unroll(last: &[u8], mut x: usize) -> Vec<u8> {
     v
 }
 
+/// A cap and middles as blocks, the cap first or last.
+fn capped(cap: (Kind, u8), mid: Kind, mids: Vec<u8>, cap_first: bool) -> Vec<Block> {
+    let block = |kind, width| Block {
+        kind,
+        width,
+        start: None,
+    };
+    let mut v: Vec<Block> = mids.into_iter().map(|w| block(mid, w)).collect();
+    if cap_first {
+        v.insert(0, block(cap.0, cap.1));
+    } else {
+        v.push(block(cap.0, cap.1));
+    }
+    v
+}
+
 /// A cap of one of `caps` widths and middles making `x` together: (cap, middles).
 fn cap_and_middles(caps: &[u8], mids: &[u8], x: u32) -> Option<(u8, Vec<u8>)> {
     let last = sums(mids, x);
@@ -105,21 +121,8 @@ impl StripPlan {
                     .map(|(c, mids)| (a, (c, mids)))
             })?;
             let (c, mids) = mids;
-            let mut blocks = vec![Block {
-                kind: Kind::CapL2,
-                width: a,
-                start: None,
-            }];
-            blocks.extend(mids.into_iter().map(|w| Block {
-                kind: Kind::Mid2,
-                width: w,
-                start: None,
-            }));
-            blocks.push(Block {
-                kind: Kind::CapR2,
-                width: c,
-                start: None,
-            });
+            let mut blocks = capped((Kind::CapL2, a), Kind::Mid2, Vec::new(), true);
+            blocks.extend(capped((Kind::CapR2, c), Kind::Mid2, mids, false));
             return Some(plan(false, false, blocks));
         }
         for (mirrored, flipped) in [(false, false), (true, false), (false, true), (true, true)] {
@@ -145,43 +148,14 @@ impl StripPlan {
                     let left_part = if p == 0 {
                         Some(Vec::new())
                     } else {
-                        cap_and_middles(&widths(Kind::CapL3), &widths(Kind::Mid3), p).map(
-                            |(c, mids)| {
-                                let mut v = vec![Block {
-                                    kind: Kind::CapL3,
-                                    width: c,
-                                    start: None,
-                                }];
-                                v.extend(mids.into_iter().map(|m| Block {
-                                    kind: Kind::Mid3,
-                                    width: m,
-                                    start: None,
-                                }));
-                                v
-                            },
-                        )
+                        cap_and_middles(&widths(Kind::CapL3), &widths(Kind::Mid3), p)
+                            .map(|(c, mids)| capped((Kind::CapL3, c), Kind::Mid3, mids, true))
                     };
                     let right_part = if right == 0 {
                         Some(Vec::new())
                     } else {
-                        cap_and_middles(&widths(Kind::CapR2), &widths(Kind::Mid2), right).map(
-                            |(c, mids)| {
-                                let mut v: Vec<Block> = mids
-                                    .into_iter()
-                                    .map(|m| Block {
-                                        kind: Kind::Mid2,
-                                        width: m,
-                                        start: None,
-                                    })
-                                    .collect();
-                                v.push(Block {
-                                    kind: Kind::CapR2,
-                                    width: c,
-                                    start: None,
-                                });
-                                v
-                            },
-                        )
+                        cap_and_middles(&widths(Kind::CapR2), &widths(Kind::Mid2), right)
+                            .map(|(c, mids)| capped((Kind::CapR2, c), Kind::Mid2, mids, false))
                     };
                     if let (Some(mut blocks), Some(rp)) = (left_part, right_part) {
                         blocks.push(Block {

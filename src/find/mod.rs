@@ -31,8 +31,8 @@ pub const SEARCH_BYTES_PER_SQUARE: u64 = 14;
 /// Which way to make a tour (`--method`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Strategy {
-    /// The construction where it applies (the knight; boards with both sides at least 5), the
-    /// searches elsewhere.
+    /// The construction where it applies (the knight; boards with both sides at least 5 and
+    /// strips 3 or 4 wide), the searches elsewhere.
     #[default]
     Auto,
     /// Only the linear-time construction.
@@ -190,7 +190,7 @@ pub enum FindError {
         from: String,
         seconds: f64,
     },
-    #[error("--method {strategy} cannot make a {kind} tour on {board} from {from}: {why}")]
+    #[error("--method {strategy} cannot make the {kind} tour of {board} from {from}: {why}")]
     Unsupported {
         strategy: Strategy,
         kind: &'static str,
@@ -272,7 +272,7 @@ pub fn find_compact(
                 board,
                 from: board.name(from),
                 why: if piece.is_knight() {
-                    "the construction covers the boards with both sides at least 5 (on boards of up to 11x11 not every start square); try --method auto"
+                    "the construction covers boards with both sides at least 5 and strips 3 or 4 wide, from every start square a tour can have but a few on small boards (up to 9x13, or strips under 31 long); try --method auto"
                 } else {
                     "the construction makes knight's tours only; try --method auto"
                 },

@@ -49,7 +49,7 @@ impl TourJson {
     }
 }
 
-/// The JSON text through serde (the reference for [`write`]).
+/// The JSON text through serde (the reference for [`write()`]).
 #[must_use]
 pub fn to_string(tour: &Tour, piece: &crate::Piece) -> String {
     serde_json::to_string(&TourJson::from_tour(tour, piece)).expect("plain data serialises")

@@ -53,13 +53,13 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
     String::from_utf8(v).expect("the formats are UTF-8")
 }
 
-/// The numbered board as a string: see [`write`].
+/// The numbered board as a string: see [`write()`].
 #[must_use]
 pub fn grid(tour: &Tour) -> String {
     render(tour, &crate::Piece::knight(), Format::Grid)
 }
 
-/// The squares in order as a string: see [`write`].
+/// The squares in order as a string: see [`write()`].
 #[must_use]
 pub fn moves(tour: &Tour) -> String {
     render(tour, &crate::Piece::knight(), Format::Moves)

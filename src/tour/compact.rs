@@ -69,7 +69,7 @@ impl CompactTour {
     ///
     /// Two passes: a walk from `first` that marks each square once (a revisit, or fewer squares
     /// than the board, fails it), then every square but the last checked against its successor
-    /// in board order, rows in parallel. A fault sends the check through [`Self::walk_check`],
+    /// in board order, rows in parallel. A fault sends the check through a walk in path order,
     /// which names the first fault along the path.
     pub fn verified(
         board: Board,
