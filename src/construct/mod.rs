@@ -1,11 +1,14 @@
 //! Linear-time construction of knight's tours from small pieces: a grid of blocks joined into
-//! one cycle on boards with both sides at least 5.
+//! one cycle on boards with both sides at least 5, a chain of blocks crossed by lanes on strips
+//! 3 or 4 wide.
 //!
-//! The pieces are cycles of small blocks found once by the exact search (`search.rs`) and
-//! embedded as data (`pieces.txt`); joining two neighbouring cycles swaps two moves for two
-//! (`ports.rs`); the blocks are joined along a spanning tree, each block written and joined in
-//! constant time, so a board of N squares takes O(N) time and 4N bytes. The caller verifies
-//! every tour made here before using it.
+//! The pieces are cycles (or sets of paths) of small blocks found once by the exact search
+//! (`search.rs`) and embedded as data (`pieces.txt`). In a grid, joining two neighbouring cycles
+//! swaps two moves for two (`ports.rs`) and the blocks are joined along a spanning tree
+//! (`grid.rs`); in a chain, each path leaving a block steps across the boundary into the lane's
+//! path in the next (`lanes.rs`, `strip.rs`). Each block is written and joined in constant time,
+//! so a board of N squares takes O(N) time and 4N bytes. The caller verifies every tour made
+//! here before using it.
 
 mod grid;
 pub mod lanes;
