@@ -1,33 +1,45 @@
-//! Finding one tour: Warnsdorff with rotations on small and large boards, open and closed. Each
-//! iteration checks the tour it found.
+//! Finding one tour: the construction against Warnsdorff with rotations on small and large
+//! boards, open and closed, and the construction alone on large ones. Each iteration checks the
+//! tour it found.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use knights::find::{FindOptions, find_tour};
-use knights::{Board, Piece, tour};
+use knights::find::{FindOptions, Strategy, find_compact};
+use knights::{Board, Piece};
 
-fn bench_tours(c: &mut Criterion) {
+fn bench(c: &mut Criterion, group: &str, sides: &[u32], strategies: &[Strategy]) {
     let k = Piece::knight();
-    let mut group = c.benchmark_group("tour");
-    group.sample_size(10);
-    for side in [8u32, 50, 100] {
-        for closed in [false, true] {
-            let b = Board::new(side, side).unwrap();
-            let opts = FindOptions::new(closed, None, 0);
-            let name = format!("{b} {}", if closed { "closed" } else { "open" });
-            group.bench_function(name, |bench| {
-                bench.iter(|| {
-                    let found = find_tour(black_box(b), &k, &opts).expect("a tour exists");
-                    let is_closed =
-                        tour::verify(b, &k, &found.tour.path).expect("the tour verifies");
-                    assert!(is_closed || !closed);
-                    found.tour.path.len()
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10);
+    for &side in sides {
+        for &strategy in strategies {
+            for closed in [false, true] {
+                let b = Board::new(side, side).unwrap();
+                let opts = FindOptions::new(closed, None, 0).with_strategy(strategy);
+                let name = format!("{b} {} {strategy}", if closed { "closed" } else { "open" });
+                g.bench_function(name, |bench| {
+                    bench.iter(|| {
+                        let found = find_compact(black_box(b), &k, &opts).expect("a tour exists");
+                        assert_eq!(found.tour.len() as u64, b.squares());
+                        assert!(found.tour.closed() || !closed);
+                        found.tour.len()
+                    });
                 });
-            });
+            }
         }
     }
-    group.finish();
+    g.finish();
+}
+
+fn bench_tours(c: &mut Criterion) {
+    bench(
+        c,
+        "tour",
+        &[8, 50, 100],
+        &[Strategy::Construct, Strategy::Warnsdorff],
+    );
+    bench(c, "construct", &[1000, 2000], &[Strategy::Construct]);
 }
 
 criterion_group!(benches, bench_tours);

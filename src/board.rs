@@ -111,6 +111,26 @@ impl Board {
         format!("{}{}", file_name(sq.col), sq.row + 1)
     }
 
+    /// Writes the square's algebraic name without allocating, for streamed output.
+    pub fn write_name(self, out: &mut impl std::io::Write, sq: Square) -> std::io::Result<()> {
+        let mut buf = [0u8; 16];
+        let mut at = buf.len();
+        let mut rank = sq.row + 1;
+        while rank > 0 {
+            at -= 1;
+            buf[at] = b'0' + (rank % 10) as u8;
+            rank /= 10;
+        }
+        let mut n = sq.col + 1;
+        while n > 0 {
+            n -= 1;
+            at -= 1;
+            buf[at] = b'a' + (n % 26) as u8;
+            n /= 26;
+        }
+        out.write_all(&buf[at..])
+    }
+
     /// The symmetries of the dihedral group that map this board onto itself: all 8 on a square
     /// board, the 4 that keep the axes on a rectangle.
     #[must_use]
@@ -263,7 +283,7 @@ impl FromStr for Board {
         let Some((r, c)) = t.split_once(['x', '×', '*']) else {
             return Err(bad("expected two sides separated by 'x'"));
         };
-        let side = |p: &str| -> Result<u32> {
+        let side = |p: &str| -> Result<u64> {
             if p.is_empty() {
                 return Err(bad("a side is missing"));
             }
@@ -274,14 +294,18 @@ impl FromStr for Board {
             if v == 0 {
                 return Err(bad("sides must be at least 1"));
             }
-            if v > u64::from(MAX_SIDE) {
-                return Err(bad("a side is larger than the maximum"));
-            }
-            Ok(v as u32)
+            Ok(v)
         };
+        let (rows, cols) = (side(r)?, side(c)?);
+        if rows > u64::from(MAX_SIDE) || cols > u64::from(MAX_SIDE) {
+            return Err(Error::BoardTooLarge {
+                value: s.trim().to_string(),
+                squares: rows.saturating_mul(cols),
+            });
+        }
         Ok(Board {
-            rows: side(r)?,
-            cols: side(c)?,
+            rows: rows as u32,
+            cols: cols as u32,
         })
     }
 }
@@ -313,6 +337,8 @@ mod tests {
         for bad in ["0x5", "8x", "abc", "x8", "5x0", "-1x5", "10001x2", "8x8x8"] {
             assert!(bad.parse::<Board>().is_err(), "{bad}");
         }
+        let big = "20000x20000".parse::<Board>().unwrap_err().to_string();
+        assert!(big.contains("20000x20000") && big.contains("10000") && big.contains("1.5 GiB"));
     }
 
     #[test]
@@ -338,6 +364,19 @@ mod tests {
             small.parse_square("a6"),
             Err(Error::SquareOffBoard { .. })
         ));
+    }
+
+    #[test]
+    fn written_names_match() {
+        let b = Board {
+            rows: 10_000,
+            cols: 10_000,
+        };
+        for (r, c) in [(0, 0), (9, 25), (99, 26), (9999, 9999), (1234, 702)] {
+            let mut v = Vec::new();
+            b.write_name(&mut v, Square::new(r, c)).unwrap();
+            assert_eq!(String::from_utf8(v).unwrap(), b.name(Square::new(r, c)));
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use knights::board::parse_square_unchecked;
 use knights::count::Shard;
+use knights::find::Strategy;
 use knights::render::Format;
 use knights::{Board, Piece, Square};
 
@@ -56,6 +57,10 @@ pub(crate) struct TourArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Grid)]
     pub(crate) format: Format,
+    /// How to make the tour: the linear-time construction where it applies (auto), only the
+    /// construction, or only one of the searches.
+    #[arg(long, value_enum, default_value_t = Strategy::Auto)]
+    pub(crate) method: Strategy,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 
 pub mod bitboard;
 pub mod board;
+pub mod construct;
 pub mod count;
 pub mod error;
 pub mod find;

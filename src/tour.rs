@@ -6,6 +6,10 @@ use thiserror::Error;
 use crate::board::{Board, Square};
 use crate::piece::Piece;
 
+mod compact;
+
+pub use compact::{CompactTour, NO_SQUARE};
+
 /// A verified tour: a path visiting every square of `board` exactly once with legal moves of
 /// the piece; `closed` when the last square is also one move from the first.
 #[derive(Clone, Debug, PartialEq, Eq)]

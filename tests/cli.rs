@@ -264,11 +264,19 @@ fn verify_names_the_first_bad_step() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains("open"));
-    // a tampered JSON tour: swap two squares
+    // a tampered JSON tour: swap the 11th square with a later one that is no move from the 10th
     let text = ok(&["tour", "6x6", "--format", "json"]);
     let mut v: Value = serde_json::from_str(&text).unwrap();
     let path = v["path"].as_array_mut().unwrap();
-    path.swap(10, 20);
+    let at = |k: usize| (path[k][0].as_i64().unwrap(), path[k][1].as_i64().unwrap());
+    let j = (12..36)
+        .find(|&j| {
+            let (a, b) = (at(9), at(j));
+            let (dr, dc) = ((a.0 - b.0).abs(), (a.1 - b.1).abs());
+            dr * dc != 2
+        })
+        .unwrap();
+    path.swap(10, j);
     knights()
         .args(["verify", "-"])
         .write_stdin(v.to_string())
@@ -431,4 +439,68 @@ fn help_and_version() {
         .stdout(predicate::str::contains("tour"));
     knights().arg("--version").assert().success();
     knights().assert().code(2);
+}
+
+#[test]
+fn large_boards_are_made_at_once_by_the_construction() {
+    // the commands of issue 12 that used to run for minutes
+    for args in [
+        vec!["tour", "200x5000"],
+        vec!["tour", "10000x400"],
+        vec!["tour", "2000x2000", "--from", "1000,1000"],
+        vec!["tour", "1000x1000", "--from", "250,750"],
+        vec!["tour", "1000x1000", "--closed"],
+        vec!["tour", "999x1001", "--from", "500,500"],
+        vec!["tour", "4x10000", "--from", "5000,4"],
+        vec!["tour", "3x9999", "--from", "5001,3"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--format", "none"]);
+        let out = ok(&args);
+        assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+        assert!(
+            out.contains("verified") && out.contains("construction"),
+            "{args:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn methods_are_chosen_and_named() {
+    let summary = |args: &[&str]| {
+        let mut v = args.to_vec();
+        v.extend(["--format", "none"]);
+        ok(&v)
+    };
+    assert!(summary(&["tour", "8x8", "--method", "construct"]).contains("construction"));
+    assert!(summary(&["tour", "8x8", "--method", "warnsdorff"]).contains("Warnsdorff"));
+    assert!(summary(&["tour", "6x6", "--method", "backtrack"]).contains("exact search"));
+    assert!(summary(&["tour", "30x30", "--method", "backtrack"]).contains("backtracking"));
+    assert!(summary(&["tour", "8x8", "--closed"]).starts_with("closed tour"));
+    assert!(summary(&["tour", "8x8"]).starts_with("open tour"));
+    usage_error(&["tour", "8x8", "--method", "magic"], "magic");
+    usage_error(
+        &["tour", "8x8", "--piece", "camel", "--method", "construct"],
+        "construct",
+    );
+}
+
+#[test]
+fn limits_are_named_with_what_is_allowed() {
+    // sides past 10000: the limit and the memory the tour would need
+    usage_error(&["tour", "20000x20000"], "10000");
+    usage_error(&["tour", "20000x20000"], "1.5 GiB");
+    // pictures past 500x500
+    usage_error(&["tour", "600x600", "--format", "svg"], "250000");
+    // the searches past 4,000,000 squares
+    usage_error(&["tour", "3000x3000", "--method", "warnsdorff"], "4000000");
+}
+
+#[test]
+fn large_tours_stream_in_every_format() {
+    // 300x300: 90,000 squares through grid, moves and JSON, read back by verify
+    for format in ["grid", "moves", "json"] {
+        let text = ok(&["tour", "300x300", "--closed", "--format", format]);
+        verifies(&text, &["--closed"]);
+    }
 }

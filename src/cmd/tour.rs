@@ -1,5 +1,6 @@
-//! `knights tour`: find one tour and print it, verified.
+//! `knights tour`: find one tour and print it, verified, as a stream.
 
+use std::io::{self, BufWriter, Write};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -7,39 +8,44 @@ use knights::find::{self, FindError, FindOptions};
 use knights::render::{self, Format};
 
 use super::on_board;
+use crate::EXIT_NOT_FOUND;
 use crate::cli::TourArgs;
-use crate::{EXIT_NOT_FOUND, emit};
 
 pub(crate) fn run(a: &TourArgs) -> Result<u8> {
     let board = a.board;
+    let piece = &a.piece.piece;
     let from = on_board(board, a.from, "--from")?;
+    if a.format == Format::Svg {
+        render::svg::check_size(board)?;
+    }
     let t0 = Instant::now();
-    let opts = FindOptions::new(a.closed, from, a.seed);
-    let found = match find::find_tour(board, &a.piece.piece, &opts) {
+    let opts = FindOptions::new(a.closed, from, a.seed).with_strategy(a.method);
+    let found = match find::find_compact(board, piece, &opts) {
         Ok(f) => f,
         Err(FindError::Input(e)) => return Err(e.into()),
-        Err(e @ FindError::Internal(_)) => return Err(e.into()),
+        Err(e @ (FindError::Internal(_) | FindError::Unsupported { .. })) => return Err(e.into()),
         Err(e) => {
             eprintln!("knights: {e}");
             return Ok(EXIT_NOT_FOUND);
         }
     };
-    let t = &found.tour;
+    let seconds = t0.elapsed().as_secs_f64();
+    let t = found.tour;
     let summary = format!(
         "{} tour of {} by the {} from {} to {}, verified ({}, {:.3} s)\n",
-        if t.closed { "closed" } else { "open" },
+        if t.closed() { "closed" } else { "open" },
         board,
-        a.piece.piece,
-        board.name(t.path[0]),
-        board.name(t.path[t.path.len() - 1]),
+        piece,
+        board.name(t.first()),
+        board.name(t.last()),
         found.method,
-        t0.elapsed().as_secs_f64()
+        seconds
     );
-    let body = render::render(t, &a.piece.piece, a.format);
-    match a.format {
-        Format::Grid => emit(&(body + &summary))?,
-        Format::None => emit(&summary)?,
-        _ => emit(&body)?,
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    render::write(&mut out, t, piece, a.format)?;
+    if matches!(a.format, Format::Grid | Format::None) {
+        out.write_all(summary.as_bytes())?;
     }
+    out.flush()?;
     Ok(0)
 }

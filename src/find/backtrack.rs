@@ -4,6 +4,7 @@
 
 use bitvec::prelude::*;
 
+use super::Deadline;
 use crate::graph::Geometry;
 
 pub(crate) struct Backtrack<'a> {
@@ -218,7 +219,12 @@ impl<'a> Backtrack<'a> {
 
     /// Searches from `start` for a tour; `Some(path)` when found, `None` when the budget ran out
     /// or the search space was exhausted (the caller cannot tell these apart on large boards).
-    pub(crate) fn run(mut self, start: u32, mut budget: u64) -> Option<Vec<u32>> {
+    pub(crate) fn run(
+        mut self,
+        start: u32,
+        mut budget: u64,
+        deadline: Deadline,
+    ) -> Option<Vec<u32>> {
         let n = self.visited.len();
         let adjacent = |geo: &Geometry, a: u32, b: u32| geo.neighbours(a).any(|x| x == b);
         self.visit(start);
@@ -242,6 +248,9 @@ impl<'a> Backtrack<'a> {
                 continue;
             }
             budget -= 1;
+            if budget % 65_536 == 0 && deadline.passed() {
+                return None;
+            }
             let w = top.cands[top.at as usize];
             top.at += 1;
             self.visit(w);
@@ -258,13 +267,14 @@ pub(crate) fn with_restarts(
     start: u32,
     seed: u64,
     budget: u64,
+    deadline: Deadline,
 ) -> Option<Vec<u32>> {
     let mut run_budget = 20_000u64;
     let mut spent = 0u64;
     let mut run = 0u64;
-    while spent < budget {
+    while spent < budget && !deadline.passed() {
         let seed = seed ^ run.wrapping_mul(0xA076_1D64_78BD_642F);
-        if let Some(path) = Backtrack::new(geo, closed, seed).run(start, run_budget) {
+        if let Some(path) = Backtrack::new(geo, closed, seed).run(start, run_budget, deadline) {
             return Some(path);
         }
         spent += run_budget;

@@ -1,22 +1,58 @@
-//! Finding one tour: existence theorems first, then Warnsdorff with Pósa rotations and seeded
-//! restarts, then (on boards of up to 64 squares) an exact search that either finds a tour or
-//! proves there is none from the start square.
+//! Finding one tour: existence theorems first, then for the knight the linear-time construction
+//! (`crate::construct`), then Warnsdorff with Pósa rotations and seeded restarts, then (on
+//! boards of up to 64 squares) an exact search that either finds a tour or proves there is none
+//! from the start square. Every search stops at a deadline.
 
 mod backtrack;
 mod warnsdorff;
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use crate::board::{Board, Square};
+use crate::construct;
 use crate::error::Error;
 use crate::graph::{Geometry, SmallGraph};
 use crate::piece::Piece;
 use crate::search::{Memo, Problem};
 use crate::theory::{self, Obstruction};
-use crate::tour::Tour;
+use crate::tour::{CompactTour, Tour};
 
-/// The largest board the heuristic search takes (memory grows by ~14 bytes a square).
+/// The largest board the searches take (their memory grows by ~14 bytes a square); the
+/// construction takes every board up to [`crate::board::MAX_SIDE`] a side.
 pub const MAX_SQUARES: u64 = 4_000_000;
+
+/// Bytes a square the construction needs: the successor array, plus a bit for the check.
+pub const CONSTRUCTION_BYTES_PER_SQUARE: u64 = 4;
+
+/// Bytes a square the searches need (path, positions, degrees, visited marks).
+pub const SEARCH_BYTES_PER_SQUARE: u64 = 14;
+
+/// Which way to make a tour (`--method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// The construction where it applies (the knight; boards with both sides at least 5 and
+    /// strips 3 or 4 wide), the searches elsewhere.
+    #[default]
+    Auto,
+    /// Only the linear-time construction.
+    Construct,
+    /// Only Warnsdorff's rule with rotations (and steering to the start square).
+    Warnsdorff,
+    /// Only the exact search (boards of up to 64 squares) or randomised backtracking.
+    Backtrack,
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Strategy::Auto => "auto",
+            Strategy::Construct => "construct",
+            Strategy::Warnsdorff => "warnsdorff",
+            Strategy::Backtrack => "backtrack",
+        })
+    }
+}
 
 /// What to find.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +65,10 @@ pub struct FindOptions {
     pub attempts: u32,
     /// Node budget of the exact search.
     pub exact_budget: u64,
+    /// Which methods may run.
+    pub strategy: Strategy,
+    /// Every search gives up after this long (the construction needs no limit).
+    pub time_limit: Duration,
 }
 
 impl FindOptions {
@@ -40,13 +80,42 @@ impl FindOptions {
             seed,
             attempts: 16,
             exact_budget: 50_000_000,
+            strategy: Strategy::Auto,
+            time_limit: Duration::from_secs(10),
         }
+    }
+
+    /// The same, made by `strategy`.
+    #[must_use]
+    pub fn with_strategy(mut self, strategy: Strategy) -> FindOptions {
+        self.strategy = strategy;
+        self
+    }
+}
+
+/// When the searches give up: checked in every loop of theirs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deadline(Instant);
+
+impl Deadline {
+    fn after(limit: Duration) -> Deadline {
+        let now = Instant::now();
+        Deadline(
+            now.checked_add(limit)
+                .unwrap_or(now + Duration::from_secs(86_400 * 365)),
+        )
+    }
+
+    pub(crate) fn passed(self) -> bool {
+        Instant::now() >= self.0
     }
 }
 
 /// How a tour was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
+    /// The linear-time construction from pieces.
+    Construction,
     Warnsdorff {
         attempt: u32,
     },
@@ -61,6 +130,7 @@ pub enum Method {
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Method::Construction => f.write_str("construction from blocks"),
             Method::Warnsdorff { attempt } => {
                 write!(f, "Warnsdorff with rotations (attempt {})", attempt + 1)
             }
@@ -111,6 +181,23 @@ pub enum FindError {
         from: String,
         attempts: u32,
     },
+    #[error(
+        "no {kind} tour found on {board} from {from} within the {seconds} s limit (no proof that none exists); try another --seed"
+    )]
+    TimedOut {
+        kind: &'static str,
+        board: Board,
+        from: String,
+        seconds: f64,
+    },
+    #[error("--method {strategy} cannot make the {kind} tour of {board} from {from}: {why}")]
+    Unsupported {
+        strategy: Strategy,
+        kind: &'static str,
+        board: Board,
+        from: String,
+        why: &'static str,
+    },
 }
 
 /// A found, verified tour and how it was found.
@@ -120,23 +207,35 @@ pub struct Found {
     pub method: Method,
 }
 
+/// A found, verified tour in compact form (4 bytes a square) and how it was found.
+#[derive(Clone, Debug)]
+pub struct FoundCompact {
+    pub tour: CompactTour,
+    pub method: Method,
+}
+
 fn kind(closed: bool) -> &'static str {
     if closed { "closed" } else { "open" }
 }
 
-/// Finds one tour of `piece` on `board`, verified before it is returned.
+/// Finds one tour of `piece` on `board`, verified before it is returned, as a list of squares
+/// (8 bytes a square; [`find_compact`] keeps 4).
 pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Found, FindError> {
+    let found = find_compact(board, piece, opts)?;
+    Ok(Found {
+        tour: found.tour.to_tour(),
+        method: found.method,
+    })
+}
+
+/// Finds one tour of `piece` on `board`, verified before it is returned: by the construction
+/// where it applies and the strategy allows it, else by the searches (up to [`MAX_SQUARES`]).
+pub fn find_compact(
+    board: Board,
+    piece: &Piece,
+    opts: &FindOptions,
+) -> Result<FoundCompact, FindError> {
     let k = kind(opts.closed);
-    if board.squares() > MAX_SQUARES {
-        return Err(Error::TooLarge {
-            board: board.to_string(),
-            squares: board.squares(),
-            engine: "the tour search",
-            max: MAX_SQUARES,
-            hint: "Boards that large need a linear-time construction, which is not built yet.",
-        }
-        .into());
-    }
     let theorem = if opts.closed {
         theory::closed_obstruction(board, piece)
     } else {
@@ -149,6 +248,69 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             reason,
         });
     }
+    let from = opts.from.unwrap_or(Square::new(0, 0));
+    if matches!(opts.strategy, Strategy::Auto | Strategy::Construct) {
+        let plan = piece
+            .is_knight()
+            .then(|| construct::plan(board, opts.closed, from))
+            .flatten();
+        if let Some(plan) = plan {
+            // a join that fails is a gap in the pieces (the sweeps say there is none): search
+            if let Some(built) = plan.build() {
+                let tour =
+                    CompactTour::verified(board, piece, built.first, built.next, opts.closed)?;
+                return Ok(FoundCompact {
+                    tour,
+                    method: Method::Construction,
+                });
+            }
+        }
+        if opts.strategy == Strategy::Construct {
+            return Err(FindError::Unsupported {
+                strategy: opts.strategy,
+                kind: k,
+                board,
+                from: board.name(from),
+                why: if piece.is_knight() {
+                    "the construction covers boards with both sides at least 5 and strips 3 or 4 wide, from every start square a tour can have but a few on small boards (up to 9x13, or strips under 31 long); try --method auto"
+                } else {
+                    "the construction makes knight's tours only; try --method auto"
+                },
+            });
+        }
+    }
+    if board.squares() > MAX_SQUARES {
+        return Err(Error::TooLarge {
+            board: board.to_string(),
+            squares: board.squares(),
+            engine: "the tour searches",
+            max: MAX_SQUARES,
+            hint: "Larger boards, up to 10000x10000, are made by the construction (the knight, --method auto or construct).",
+        }
+        .into());
+    }
+    let (path, method) = search(board, piece, opts, from)?;
+    Ok(FoundCompact {
+        tour: CompactTour::from_path(board, piece, &path, opts.closed)?,
+        method,
+    })
+}
+
+/// The searches, within the deadline: a path of square indices and how it was found.
+fn search(
+    board: Board,
+    piece: &Piece,
+    opts: &FindOptions,
+    from: Square,
+) -> Result<(Vec<u32>, Method), FindError> {
+    let k = kind(opts.closed);
+    let deadline = Deadline::after(opts.time_limit);
+    let timed_out = || FindError::TimedOut {
+        kind: k,
+        board,
+        from: board.name(from),
+        seconds: opts.time_limit.as_secs_f64(),
+    };
     let geo = Geometry::new(board, piece);
     if let Some(reason) = theory::graph_obstruction(&geo, opts.closed) {
         return Err(FindError::Graph {
@@ -157,14 +319,14 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             reason,
         });
     }
-    let from = opts.from.unwrap_or(Square::new(0, 0));
     let start = board.index(from);
     let adjacent = |a: u32, b: u32| {
         let (sa, sb) = (board.square(a), board.square(b));
         piece.is_move(sa.row, sa.col, sb.row, sb.col)
     };
     let n = board.squares() as usize;
-    for attempt in 0..opts.attempts {
+    let walks = matches!(opts.strategy, Strategy::Auto | Strategy::Warnsdorff);
+    for attempt in (0..opts.attempts).take_while(|_| walks) {
         let seed = opts
             .seed
             .wrapping_add(u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -176,7 +338,10 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             1 => 0,
             _ => fastrand::Rng::with_seed(seed).u32(..n as u32),
         };
-        let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
+        if deadline.passed() {
+            return Err(timed_out());
+        }
+        let mut walk = warnsdorff::Walk::new(&geo, origin, seed, deadline);
         if !walk.complete() {
             continue;
         }
@@ -192,16 +357,15 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
                 .expect("tour covers the start");
             path.rotate_left(at);
         }
-        let tour = verify(board, piece, &path, opts.closed)?;
-        return Ok(Found {
-            tour,
-            method: Method::Warnsdorff { attempt },
-        });
+        return Ok((path, Method::Warnsdorff { attempt }));
     }
-    if !opts.closed {
+    if !opts.closed && walks {
         // a walk from the start gets stuck: walk from elsewhere, then bend the path until the
         // start is one of its ends
         for attempt in 0..16u32 {
+            if deadline.passed() {
+                return Err(timed_out());
+            }
             let seed = opts.seed ^ 0xC0FF_EE00 ^ u64::from(attempt);
             let mut rng = fastrand::Rng::with_seed(seed);
             // corners first: a tour can start there on every board that has one
@@ -217,34 +381,47 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
             {
                 origin = rng.u32(..n as u32);
             }
-            let mut walk = warnsdorff::Walk::new(&geo, origin, seed);
+            let mut walk = warnsdorff::Walk::new(&geo, origin, seed, deadline);
             if !walk.complete() {
                 // where the walk fails from everywhere (4×n), a short backtracking run gives the
                 // path to bend
-                match backtrack::with_restarts(&geo, false, origin, seed, 1_000_000) {
-                    Some(path) => walk = warnsdorff::Walk::from_path(&geo, path, seed),
+                match backtrack::with_restarts(&geo, false, origin, seed, 1_000_000, deadline) {
+                    Some(path) => walk = warnsdorff::Walk::from_path(&geo, path, seed, deadline),
                     None => continue,
                 }
             }
             if walk.steer_start_to(start, (1024 * n).min(100_000_000 / n)) {
-                let tour = verify(board, piece, &walk.path, false)?;
-                return Ok(Found {
-                    tour,
-                    method: Method::Steered { attempt },
-                });
+                return Ok((walk.path, Method::Steered { attempt }));
             }
         }
     }
-    if let Some(g) = SmallGraph::new(board, piece) {
-        return exact(&g, board, piece, opts, start);
-    }
-    if let Some(path) =
-        backtrack::with_restarts(&geo, opts.closed, start, opts.seed, opts.exact_budget)
-    {
-        return Ok(Found {
-            tour: verify(board, piece, &path, opts.closed)?,
-            method: Method::Backtrack,
+    if opts.strategy == Strategy::Warnsdorff {
+        return Err(if deadline.passed() {
+            timed_out()
+        } else {
+            FindError::GaveUp {
+                kind: k,
+                board,
+                from: board.name(from),
+                attempts: opts.attempts,
+            }
         });
+    }
+    if let Some(g) = SmallGraph::new(board, piece) {
+        return exact(&g, board, opts, start, deadline).map(|p| (p, Method::Exact));
+    }
+    if let Some(path) = backtrack::with_restarts(
+        &geo,
+        opts.closed,
+        start,
+        opts.seed,
+        opts.exact_budget,
+        deadline,
+    ) {
+        return Ok((path, Method::Backtrack));
+    }
+    if deadline.passed() {
+        return Err(timed_out());
     }
     Err(FindError::GaveUp {
         kind: k,
@@ -260,10 +437,10 @@ pub fn find_tour(board: Board, piece: &Piece, opts: &FindOptions) -> Result<Foun
 fn exact(
     g: &SmallGraph,
     board: Board,
-    piece: &Piece,
     opts: &FindOptions,
     start: u32,
-) -> Result<Found, FindError> {
+    deadline: Deadline,
+) -> Result<Vec<u32>, FindError> {
     let k = kind(opts.closed);
     let from = board.name(board.square(start));
     // a closed tour is searched from a square of least degree (fewest branches) and renumbered
@@ -286,7 +463,16 @@ fn exact(
     let mut spent = 0u64;
     let mut run = 0u32;
     while spent < opts.exact_budget {
-        let mut budget = run_budget.min(opts.exact_budget - spent);
+        if deadline.passed() {
+            return Err(FindError::TimedOut {
+                kind: k,
+                board,
+                from,
+                seconds: opts.time_limit.as_secs_f64(),
+            });
+        }
+        // runs stay short enough for the deadline to be checked between them
+        let mut budget = run_budget.min(opts.exact_budget - spent).min(4_000_000);
         let given = budget;
         // the first run is plain Warnsdorff order; later ones break ties at random
         let tie = (run > 0).then_some(&mut rng);
@@ -299,10 +485,7 @@ fn exact(
                     .position(|&s| s == start)
                     .expect("tour covers the start");
                 path.rotate_left(at);
-                return Ok(Found {
-                    tour: verify(board, piece, &path, opts.closed)?,
-                    method: Method::Exact,
-                });
+                return Ok(path);
             }
             Some(None) => {
                 return Err(FindError::ProvedNone {
@@ -324,8 +507,34 @@ fn exact(
     })
 }
 
-/// Every path handed out goes through the tour checker; a failure here is a bug in a search.
-fn verify(board: Board, piece: &Piece, path: &[u32], closed: bool) -> Result<Tour, FindError> {
-    let squares = path.iter().map(|&i| board.square(i)).collect();
-    Ok(Tour::verified(board, piece, squares, closed)?)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(strategy: Strategy) -> Result<FoundCompact, FindError> {
+        // no search starts a tour in the middle of a long 4-wide board quickly: they run
+        // until the deadline
+        let b = Board {
+            rows: 4,
+            cols: 10_000,
+        };
+        let mut opts =
+            FindOptions::new(false, Some(Square::new(3, 4999)), 0).with_strategy(strategy);
+        opts.time_limit = Duration::from_millis(300);
+        find_compact(b, &Piece::knight(), &opts)
+    }
+
+    #[test]
+    fn searches_stop_at_the_deadline() {
+        for strategy in [Strategy::Warnsdorff, Strategy::Backtrack] {
+            let r = timed(strategy);
+            assert!(
+                matches!(r, Err(FindError::TimedOut { .. })),
+                "{strategy}: {:?}",
+                r.map(|f| f.method)
+            );
+        }
+        // the construction has no deadline to meet
+        assert_eq!(timed(Strategy::Auto).unwrap().method, Method::Construction);
+    }
 }

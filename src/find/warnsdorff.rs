@@ -5,6 +5,7 @@
 
 use bitvec::prelude::*;
 
+use super::Deadline;
 use crate::graph::Geometry;
 
 /// A growing path that keeps, for every square, whether it is visited, how many unvisited
@@ -21,12 +22,14 @@ pub(crate) struct Walk<'a> {
     cols: i64,
     /// Every move changes the square's colour.
     switching: bool,
+    /// When every loop here gives up.
+    deadline: Deadline,
 }
 
 const NOWHERE: u32 = u32::MAX;
 
 impl<'a> Walk<'a> {
-    pub(crate) fn new(geo: &'a Geometry, start: u32, seed: u64) -> Walk<'a> {
+    pub(crate) fn new(geo: &'a Geometry, start: u32, seed: u64, deadline: Deadline) -> Walk<'a> {
         let n = geo.board.squares() as usize;
         let degree = (0..n as u32)
             .map(|i| geo.neighbours(i).count() as u8)
@@ -41,14 +44,20 @@ impl<'a> Walk<'a> {
             rows: i64::from(geo.board.rows),
             cols: i64::from(geo.board.cols),
             switching: geo.offsets.iter().all(|&(r, c)| (r + c) % 2 != 0),
+            deadline,
         };
         w.visit(start);
         w
     }
 
     /// A walk over a complete path found some other way (so that it can be rotated).
-    pub(crate) fn from_path(geo: &'a Geometry, path: Vec<u32>, seed: u64) -> Walk<'a> {
-        let mut w = Walk::new(geo, path[0], seed);
+    pub(crate) fn from_path(
+        geo: &'a Geometry,
+        path: Vec<u32>,
+        seed: u64,
+        deadline: Deadline,
+    ) -> Walk<'a> {
+        let mut w = Walk::new(geo, path[0], seed, deadline);
         for &s in &path[1..] {
             w.visit(s);
         }
@@ -130,6 +139,9 @@ impl<'a> Walk<'a> {
     /// Rotates until the end has an unvisited neighbour; false after `limit` rotations.
     fn unstick(&mut self, limit: usize) -> bool {
         for _ in 0..limit {
+            if self.deadline.passed() {
+                return false;
+            }
             let pivots = self.pivots();
             if pivots.is_empty() {
                 return false;
@@ -151,6 +163,9 @@ impl<'a> Walk<'a> {
     pub(crate) fn complete(&mut self) -> bool {
         let limit = 64 + self.n() / 8;
         while self.path.len() < self.n() {
+            if self.path.len() % 4096 == 0 && self.deadline.passed() {
+                return false;
+            }
             match self.choose() {
                 Some(w) => self.visit(w),
                 None => {
@@ -167,6 +182,9 @@ impl<'a> Walk<'a> {
     pub(crate) fn close(&mut self, adjacent: impl Fn(u32, u32) -> bool, limit: usize) -> bool {
         let start = self.path[0];
         for _ in 0..limit {
+            if self.deadline.passed() {
+                return false;
+            }
             let k = self.path.len();
             if k >= 3 && adjacent(self.path[k - 1], start) {
                 return true;
@@ -196,6 +214,9 @@ impl<'a> Walk<'a> {
             (ra - rb).pow(2) + (ca - cb).pow(2)
         };
         for _ in 0..limit {
+            if self.deadline.passed() {
+                return false;
+            }
             let k = self.path.len();
             if self.path[0] == target {
                 return true;

@@ -2,10 +2,12 @@
 //! `{"rows": R, "cols": C, "closed": bool, "path": [[row, col], ...], ...}` with 0-based row and
 //! col, row 0 = rank 1, col 0 = file a. Extra fields: `piece`, `squares` (algebraic names).
 
+use std::io::{self, Write};
+
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Board, Square};
-use crate::tour::Tour;
+use crate::tour::{CompactTour, Tour};
 
 /// The serialised tour.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -47,7 +49,53 @@ impl TourJson {
     }
 }
 
+/// The JSON text through serde (the reference for [`write()`]).
 #[must_use]
 pub fn to_string(tour: &Tour, piece: &crate::Piece) -> String {
     serde_json::to_string(&TourJson::from_tour(tour, piece)).expect("plain data serialises")
+}
+
+/// Writes the same text as [`to_string`] square by square, then a newline: the path of a large
+/// board never sits in memory as text.
+pub fn write(out: &mut impl Write, tour: &CompactTour, piece: &crate::Piece) -> io::Result<()> {
+    let b = tour.board();
+    write!(
+        out,
+        "{{\"rows\":{},\"cols\":{},\"closed\":{},\"path\":[",
+        b.rows,
+        b.cols,
+        tour.closed()
+    )?;
+    for (k, i) in tour.squares().enumerate() {
+        let sq = b.square(i);
+        let sep = if k == 0 { "" } else { "," };
+        write!(out, "{sep}[{},{}]", sq.row, sq.col)?;
+    }
+    let name = serde_json::to_string(&piece.to_string()).expect("a string serialises");
+    writeln!(out, "],\"piece\":{name},\"length\":{}}}", tour.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Piece;
+    use crate::find::{FindOptions, find_tour};
+
+    #[test]
+    fn streamed_text_is_the_serde_text() {
+        for (r, c, closed, piece) in [
+            (5, 5, false, "knight"),
+            (6, 6, true, "knight"),
+            (8, 8, false, "3,0+2,2"),
+        ] {
+            let piece: Piece = piece.parse().unwrap();
+            let b = Board { rows: r, cols: c };
+            let t = find_tour(b, &piece, &FindOptions::new(closed, None, 0))
+                .unwrap()
+                .tour;
+            let mut v = Vec::new();
+            write(&mut v, &CompactTour::from_tour(&t), &piece).unwrap();
+            assert_eq!(String::from_utf8(v).unwrap(), to_string(&t, &piece) + "\n");
+        }
+    }
 }

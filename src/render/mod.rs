@@ -1,13 +1,14 @@
-//! Output formats for a tour (grid, moves, JSON, SVG) and the parser that reads them back.
+//! Output formats for a tour (grid, moves, JSON, SVG), written as streams, and the parser that
+//! reads them back.
 
 pub mod json;
 pub mod parse;
 pub mod svg;
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use crate::board::file_name;
-use crate::tour::Tour;
+use crate::tour::{CompactTour, Tour};
 
 /// How a tour is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -25,64 +26,105 @@ pub enum Format {
     None,
 }
 
-/// The tour in `format` (empty for [`Format::None`]), ending with a newline.
-#[must_use]
-pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
+/// Writes the tour in `format` to `out` as it goes (never one string of the whole output), ending
+/// with a newline; nothing for [`Format::None`]. The grid numbers the squares in place of the
+/// successors, so it takes the tour. An SVG of more than [`svg::MAX_SQUARES`] squares is refused
+/// (check first: [`svg::check_size`]).
+pub fn write(
+    out: &mut impl Write,
+    tour: CompactTour,
+    piece: &crate::Piece,
+    format: Format,
+) -> io::Result<()> {
     match format {
-        Format::Grid => grid(tour),
-        Format::Moves => moves(tour),
-        Format::Json => json::to_string(tour, piece) + "\n",
-        Format::Svg => svg::svg(tour),
-        Format::None => String::new(),
+        Format::Grid => write_grid(out, tour),
+        Format::Moves => write_moves(out, &tour),
+        Format::Json => json::write(out, &tour, piece),
+        Format::Svg => svg::write(out, &tour),
+        Format::None => Ok(()),
     }
 }
 
-/// The numbered board: rank 1 at the bottom, file `a` on the left, framed by a border with
-/// rank numbers and file letters.
+/// The tour in `format` as one string (for small tours and tests), ending with a newline.
+#[must_use]
+pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
+    let mut v = Vec::new();
+    write(&mut v, CompactTour::from_tour(tour), piece, format).expect("writing to memory");
+    String::from_utf8(v).expect("the formats are UTF-8")
+}
+
+/// The numbered board as a string: see [`write()`].
 #[must_use]
 pub fn grid(tour: &Tour) -> String {
-    let b = tour.board;
-    let numbers = tour.numbering();
+    render(tour, &crate::Piece::knight(), Format::Grid)
+}
+
+/// The squares in order as a string: see [`write()`].
+#[must_use]
+pub fn moves(tour: &Tour) -> String {
+    render(tour, &crate::Piece::knight(), Format::Moves)
+}
+
+/// Writes `n` right-aligned in `width` columns, after one space.
+fn write_cell(out: &mut impl Write, n: u32, width: usize) -> io::Result<()> {
+    let mut buf = [b' '; 24];
+    let mut at = buf.len();
+    let mut x = n;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    let start = buf.len() - (width + 1).max(buf.len() - at + 1);
+    out.write_all(&buf[start..])
+}
+
+/// The numbered board: rank 1 at the bottom, file `a` on the left, framed by a border with rank
+/// numbers and file letters.
+fn write_grid(out: &mut impl Write, tour: CompactTour) -> io::Result<()> {
+    let b = tour.board();
+    let numbers = tour.into_numbering();
     let width = b
         .squares()
         .to_string()
         .len()
         .max(file_name(b.cols - 1).len());
     let label = b.rows.to_string().len();
-    let mut out = String::new();
     let rule = format!(
         "{:label$} +{}+\n",
         "",
         "-".repeat((width + 1) * b.cols as usize + 1)
     );
-    out.push_str(&rule);
+    out.write_all(rule.as_bytes())?;
     for r in (0..b.rows as usize).rev() {
-        let _ = write!(out, "{:>label$} |", r + 1);
-        for n in &numbers[r] {
-            let _ = write!(out, " {n:>width$}");
+        write!(out, "{:>label$} |", r + 1)?;
+        let row = &numbers[r * b.cols as usize..(r + 1) * b.cols as usize];
+        for &n in row {
+            write_cell(out, n, width)?;
         }
-        out.push_str(" |\n");
+        out.write_all(b" |\n")?;
     }
-    out.push_str(&rule);
-    let _ = write!(out, "{:label$}  ", "");
+    out.write_all(rule.as_bytes())?;
+    write!(out, "{:label$}  ", "")?;
     for c in 0..b.cols {
-        let _ = write!(out, " {:>width$}", file_name(c));
+        write!(out, " {:>width$}", file_name(c))?;
     }
-    out.push('\n');
-    out
+    out.write_all(b"\n")
 }
 
 /// Algebraic squares in order, separated by spaces.
-#[must_use]
-pub fn moves(tour: &Tour) -> String {
-    let mut out = tour
-        .path
-        .iter()
-        .map(|&s| tour.board.name(s))
-        .collect::<Vec<_>>()
-        .join(" ");
-    out.push('\n');
-    out
+fn write_moves(out: &mut impl Write, tour: &CompactTour) -> io::Result<()> {
+    let b = tour.board();
+    for (k, i) in tour.squares().enumerate() {
+        if k > 0 {
+            out.write_all(b" ")?;
+        }
+        b.write_name(out, b.square(i))?;
+    }
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]
@@ -113,6 +155,15 @@ mod tests {
             "{}",
             lines[5]
         );
+    }
+
+    #[test]
+    fn cells_are_padded_to_the_width() {
+        let mut v = Vec::new();
+        write_cell(&mut v, 7, 3).unwrap();
+        write_cell(&mut v, 1234, 3).unwrap();
+        write_cell(&mut v, 0, 1).unwrap();
+        assert_eq!(String::from_utf8(v).unwrap(), "   7 1234 0");
     }
 
     #[test]

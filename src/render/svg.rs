@@ -1,72 +1,127 @@
-//! An SVG picture of a tour: the chequered board, the path as a polyline through square
-//! centres, the start marked by a filled circle and the end by a ring.
+//! An SVG picture of a tour: the chequered board (one pattern, whatever its size), the path as a
+//! polyline through square centres, the start marked by a filled circle and the end by a ring.
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
-use crate::tour::Tour;
+use crate::board::Board;
+use crate::tour::{CompactTour, Tour};
+
+/// The largest board drawn: beyond 500x500 the squares are under 2 pixels and the file tens of
+/// megabytes, a picture no viewer shows.
+pub const MAX_SQUARES: u64 = 250_000;
+
+/// Why a board is not drawn.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "--format svg draws boards of up to {max} squares (500x500); the {board} board has {squares}: use --format grid, moves, json or none"
+)]
+pub struct TooLargeToDraw {
+    pub board: Board,
+    pub squares: u64,
+    pub max: u64,
+}
+
+/// Whether `board` is small enough to draw.
+pub fn check_size(board: Board) -> Result<(), TooLargeToDraw> {
+    if board.squares() > MAX_SQUARES {
+        return Err(TooLargeToDraw {
+            board,
+            squares: board.squares(),
+            max: MAX_SQUARES,
+        });
+    }
+    Ok(())
+}
 
 /// The picture as a standalone SVG document.
 #[must_use]
 pub fn svg(tour: &Tour) -> String {
-    let b = tour.board;
+    let mut v = Vec::new();
+    write(&mut v, &CompactTour::from_tour(tour)).expect("writing to memory");
+    String::from_utf8(v).expect("SVG is UTF-8")
+}
+
+/// Writes the picture (refused beyond [`MAX_SQUARES`]: see [`check_size`]).
+pub fn write(out: &mut impl Write, tour: &CompactTour) -> io::Result<()> {
+    let b = tour.board();
+    check_size(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     // squares shrink on big boards so the picture stays a sensible size
     let cell: f64 = (800.0 / f64::from(b.rows.max(b.cols))).clamp(2.0, 48.0);
     let (w, h) = (cell * f64::from(b.cols), cell * f64::from(b.rows));
-    let centre = |row: u32, col: u32| {
+    let centre = |i: u32| {
+        let s = b.square(i);
         (
-            cell * (f64::from(col) + 0.5),
-            cell * (f64::from(b.rows - 1 - row) + 0.5),
+            cell * (f64::from(s.col) + 0.5),
+            cell * (f64::from(b.rows - 1 - s.row) + 0.5),
         )
     };
-    let mut out = String::new();
-    let _ = writeln!(
+    writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#
-    );
-    let _ = writeln!(out, r##"<rect width="{w}" height="{h}" fill="#f0d9b5"/>"##);
-    out.push_str(r##"<g fill="#b58863">"##);
-    for r in 0..b.rows {
-        for c in 0..b.cols {
-            if (r + c) % 2 == 0 {
-                let (x, y) = (cell * f64::from(c), cell * f64::from(b.rows - 1 - r));
-                let _ = write!(
-                    out,
-                    r#"<rect x="{x}" y="{y}" width="{cell}" height="{cell}"/>"#
-                );
-            }
-        }
-    }
-    out.push_str("</g>\n");
-    let mut points: Vec<String> = tour
-        .path
-        .iter()
-        .map(|s| {
-            let (x, y) = centre(s.row, s.col);
-            format!("{x:.1},{y:.1}")
-        })
-        .collect();
-    if tour.closed {
-        points.push(points[0].clone());
-    }
-    let stroke = (cell / 10.0).max(0.5);
-    let _ = writeln!(
+    )?;
+    // a1 is dark; the pattern's origin is the top-left corner, which is dark when rows + 1 is odd
+    let (dx, dy) = if b.rows % 2 == 1 {
+        (0.0, 0.0)
+    } else {
+        (cell, 0.0)
+    };
+    let two = 2.0 * cell;
+    writeln!(
         out,
-        r##"<polyline fill="none" stroke="#1f4e99" stroke-width="{stroke:.1}" stroke-linejoin="round" points="{}"/>"##,
-        points.join(" ")
-    );
-    let first = tour.path[0];
-    let last = tour.path[tour.path.len() - 1];
-    let (sx, sy) = centre(first.row, first.col);
-    let (ex, ey) = centre(last.row, last.col);
+        r##"<defs><pattern id="board" width="{two}" height="{two}" patternUnits="userSpaceOnUse"><rect width="{two}" height="{two}" fill="#f0d9b5"/><rect x="{dx}" y="{dy}" width="{cell}" height="{cell}" fill="#b58863"/><rect x="{}" y="{cell}" width="{cell}" height="{cell}" fill="#b58863"/></pattern></defs>"##,
+        cell - dx
+    )?;
+    writeln!(
+        out,
+        r#"<rect width="{w}" height="{h}" fill="url(#board)"/>"#
+    )?;
+    let stroke = (cell / 10.0).max(0.5);
+    write!(
+        out,
+        r##"<polyline fill="none" stroke="#1f4e99" stroke-width="{stroke:.1}" stroke-linejoin="round" points=""##
+    )?;
+    for (k, i) in tour.squares().enumerate() {
+        let (x, y) = centre(i);
+        let sep = if k == 0 { "" } else { " " };
+        write!(out, "{sep}{x:.1},{y:.1}")?;
+    }
+    if tour.closed() {
+        let (x, y) = centre(b.index(tour.first()));
+        write!(out, " {x:.1},{y:.1}")?;
+    }
+    writeln!(out, r#""/>"#)?;
+    let (sx, sy) = centre(b.index(tour.first()));
+    let (ex, ey) = centre(b.index(tour.last()));
     let rad = cell / 4.0;
-    let _ = writeln!(
+    writeln!(
         out,
         r##"<circle class="start" cx="{sx:.1}" cy="{sy:.1}" r="{rad:.1}" fill="#2e8b57"/>"##
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         r##"<circle class="end" cx="{ex:.1}" cy="{ey:.1}" r="{rad:.1}" fill="none" stroke="#c0392b" stroke-width="{stroke:.1}"/>"##
-    );
-    out.push_str("</svg>\n");
-    out
+    )?;
+    writeln!(out, "</svg>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_boards_are_refused_by_size() {
+        assert!(
+            check_size(Board {
+                rows: 500,
+                cols: 500
+            })
+            .is_ok()
+        );
+        let e = check_size(Board {
+            rows: 501,
+            cols: 500,
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("250000") && e.to_string().contains("501x500"));
+    }
 }
