@@ -27,6 +27,8 @@ pub(crate) enum Command {
     Count(CountArgs),
     /// Put the checkpoints of the shards of one count together and print its total.
     Merge(MergeArgs),
+    /// The shortest path from a square that visits every listed square (revisits allowed).
+    Hunt(HuntArgs),
 }
 
 /// Options every subcommand shares: the piece.
@@ -158,6 +160,39 @@ pub(crate) struct MergeArgs {
     pub(crate) json: bool,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct HuntArgs {
+    /// The board, ROWSxCOLS.
+    #[arg(value_parser = parse_board, default_value = "8x8")]
+    pub(crate) board: Board,
+    /// Start square: algebraic (a8) or COL,RANK (1-based).
+    #[arg(long, short = 'f', value_parser = parse_square)]
+    pub(crate) from: Square,
+    /// The squares to visit, in any order: algebraic squares separated by commas or spaces
+    /// (e6,c4,b3), or COL,RANK squares separated by spaces or semicolons ("5,6;3,4"); the option
+    /// may be repeated. At most 20.
+    #[arg(long, short = 'v', required = true, value_name = "SQ,SQ,...", value_parser = parse_square_list, action = clap::ArgAction::Append)]
+    pub(crate) visit: Vec<SquareList>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = HuntFormat::Moves)]
+    pub(crate) format: HuntFormat,
+}
+
+/// How a hunt is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HuntFormat {
+    /// The squares in order, then a summary line.
+    Moves,
+    /// The board with the move numbers and the targets' order, then a summary line.
+    Grid,
+    /// One JSON object: moves, path and targets (in the order reached) as [row, col].
+    Json,
+    /// An SVG picture of the path with the targets numbered.
+    Svg,
+}
+
 fn parse_board(s: &str) -> Result<Board, String> {
     s.parse().map_err(|e: knights::Error| e.to_string())
 }
@@ -165,6 +200,29 @@ fn parse_board(s: &str) -> Result<Board, String> {
 /// Syntax only: whether the square is on the board is checked once the board is known.
 fn parse_square(s: &str) -> Result<Square, String> {
     parse_square_unchecked(s).map_err(|e| e.to_string())
+}
+
+/// The squares of one `--visit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SquareList(pub(crate) Vec<Square>);
+
+/// A list of squares: algebraic ones separated by commas or spaces, numeric `COL,RANK` ones by
+/// spaces or semicolons (a chunk that is one whole square is taken as one).
+fn parse_square_list(s: &str) -> Result<SquareList, String> {
+    let mut out = Vec::new();
+    for chunk in s.split(|c: char| c.is_whitespace() || c == ';') {
+        if chunk.is_empty() {
+            continue;
+        }
+        if let Ok(sq) = parse_square_unchecked(chunk) {
+            out.push(sq);
+            continue;
+        }
+        for part in chunk.split(',').filter(|p| !p.is_empty()) {
+            out.push(parse_square(part)?);
+        }
+    }
+    Ok(SquareList(out))
 }
 
 fn parse_piece(s: &str) -> Result<Piece, String> {
@@ -190,5 +248,20 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn square_lists() {
+        let sq = |c: u32, r: u32| Square::new(r - 1, c - 1);
+        assert_eq!(
+            parse_square_list("e6,c4 b3").unwrap().0,
+            vec![sq(5, 6), sq(3, 4), sq(2, 3)]
+        );
+        assert_eq!(
+            parse_square_list("5,6;3,4 a1").unwrap().0,
+            vec![sq(5, 6), sq(3, 4), sq(1, 1)]
+        );
+        assert!(parse_square_list("e6,z").is_err());
+        assert!(parse_square_list("").unwrap().0.is_empty());
     }
 }

@@ -7,6 +7,7 @@ pub mod error;
 pub mod find;
 pub mod frontier;
 pub mod graph;
+pub mod hunt;
 pub mod piece;
 pub mod render;
 pub mod search;

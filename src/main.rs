@@ -39,6 +39,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run(&a),
         Command::Count(a) => cmd::count::run(&a),
         Command::Merge(a) => cmd::merge::run(&a),
+        Command::Hunt(a) => cmd::hunt::run(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

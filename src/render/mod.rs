@@ -1,12 +1,13 @@
 //! Output formats for a tour (grid, moves, JSON, SVG) and the parser that reads them back.
 
+pub mod hunt;
 pub mod json;
 pub mod parse;
 pub mod svg;
 
 use std::fmt::Write as _;
 
-use crate::board::file_name;
+use crate::board::{Board, file_name};
 use crate::tour::Tour;
 
 /// How a tour is printed.
@@ -41,12 +42,28 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
 /// rank numbers and file letters.
 #[must_use]
 pub fn grid(tour: &Tour) -> String {
-    let b = tour.board;
     let numbers = tour.numbering();
-    let width = b
-        .squares()
-        .to_string()
-        .len()
+    let width = tour.board.squares().to_string().len();
+    framed(tour.board, width, |r, c| {
+        numbers[r as usize][c as usize].to_string()
+    })
+}
+
+/// A board of text cells framed by a border with rank numbers and file letters, rank 1 at the
+/// bottom: every picture of a board the program prints (tours, hunts, surveys) is drawn by this.
+/// Cells are right-aligned to the widest of `min_width`, the cells and the file names.
+#[must_use]
+pub fn framed(b: Board, min_width: usize, cell: impl Fn(u32, u32) -> String) -> String {
+    let cells: Vec<Vec<String>> = (0..b.rows)
+        .map(|r| (0..b.cols).map(|c| cell(r, c)).collect())
+        .collect();
+    let width = cells
+        .iter()
+        .flatten()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(min_width)
         .max(file_name(b.cols - 1).len());
     let label = b.rows.to_string().len();
     let mut out = String::new();
@@ -58,7 +75,7 @@ pub fn grid(tour: &Tour) -> String {
     out.push_str(&rule);
     for r in (0..b.rows as usize).rev() {
         let _ = write!(out, "{:>label$} |", r + 1);
-        for n in &numbers[r] {
+        for n in &cells[r] {
             let _ = write!(out, " {n:>width$}");
         }
         out.push_str(" |\n");
@@ -88,7 +105,7 @@ pub fn moves(tour: &Tour) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Board, Piece, Square};
+    use crate::{Piece, Square};
 
     fn tour_3x4() -> Tour {
         let b = Board { rows: 3, cols: 4 };

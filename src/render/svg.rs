@@ -1,14 +1,28 @@
-//! An SVG picture of a tour: the chequered board, the path as a polyline through square
-//! centres, the start marked by a filled circle and the end by a ring.
+//! An SVG picture of a tour or any other path: the chequered board, the path as a polyline
+//! through square centres, the start marked by a filled circle, the end by a ring, and numbered
+//! marks on chosen squares (a hunt's targets).
 
 use std::fmt::Write as _;
 
+use crate::board::{Board, Square};
 use crate::tour::Tour;
 
-/// The picture as a standalone SVG document.
+/// The picture of a tour as a standalone SVG document.
 #[must_use]
 pub fn svg(tour: &Tour) -> String {
-    let b = tour.board;
+    picture(tour.board, &tour.path, tour.closed, &[])
+}
+
+/// A labelled ring drawn on a square.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub square: Square,
+    pub label: String,
+}
+
+/// The picture of `path` on `b` (closed: drawn back to its start), with `marks` on top.
+#[must_use]
+pub fn picture(b: Board, path: &[Square], closed: bool, marks: &[Mark]) -> String {
     // squares shrink on big boards so the picture stays a sensible size
     let cell: f64 = (800.0 / f64::from(b.rows.max(b.cols))).clamp(2.0, 48.0);
     let (w, h) = (cell * f64::from(b.cols), cell * f64::from(b.rows));
@@ -37,15 +51,14 @@ pub fn svg(tour: &Tour) -> String {
         }
     }
     out.push_str("</g>\n");
-    let mut points: Vec<String> = tour
-        .path
+    let mut points: Vec<String> = path
         .iter()
         .map(|s| {
             let (x, y) = centre(s.row, s.col);
             format!("{x:.1},{y:.1}")
         })
         .collect();
-    if tour.closed {
+    if closed {
         points.push(points[0].clone());
     }
     let stroke = (cell / 10.0).max(0.5);
@@ -54,8 +67,8 @@ pub fn svg(tour: &Tour) -> String {
         r##"<polyline fill="none" stroke="#1f4e99" stroke-width="{stroke:.1}" stroke-linejoin="round" points="{}"/>"##,
         points.join(" ")
     );
-    let first = tour.path[0];
-    let last = tour.path[tour.path.len() - 1];
+    let first = path[0];
+    let last = path[path.len() - 1];
     let (sx, sy) = centre(first.row, first.col);
     let (ex, ey) = centre(last.row, last.col);
     let rad = cell / 4.0;
@@ -67,6 +80,17 @@ pub fn svg(tour: &Tour) -> String {
         out,
         r##"<circle class="end" cx="{ex:.1}" cy="{ey:.1}" r="{rad:.1}" fill="none" stroke="#c0392b" stroke-width="{stroke:.1}"/>"##
     );
+    for m in marks {
+        let (x, y) = centre(m.square.row, m.square.col);
+        let _ = writeln!(
+            out,
+            r##"<g class="mark"><circle cx="{x:.1}" cy="{y:.1}" r="{:.1}" fill="none" stroke="#d35400" stroke-width="{stroke:.1}"/><text x="{x:.1}" y="{:.1}" font-family="sans-serif" font-size="{:.1}" text-anchor="middle" fill="#d35400">{}</text></g>"##,
+            cell * 0.42,
+            y - cell * 0.22,
+            cell * 0.3,
+            m.label
+        );
+    }
     out.push_str("</svg>\n");
     out
 }
