@@ -29,6 +29,8 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// The shortest path from a square that visits every listed square (revisits allowed).
     Hunt(HuntArgs),
+    /// Run one heuristic without backtracking from every start square and report what it finds.
+    Survey(SurveyArgs),
 }
 
 /// Options every subcommand shares: the piece.
@@ -191,6 +193,59 @@ pub(crate) enum HuntFormat {
     Json,
     /// An SVG picture of the path with the targets numbered.
     Svg,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SurveyArgs {
+    /// The board, ROWSxCOLS.
+    #[arg(value_parser = parse_board)]
+    pub(crate) board: Board,
+    /// The heuristic, or all of them in one table.
+    #[arg(long = "heuristic", short = 'H', value_enum, default_value_t = HeuristicArg::Warnsdorff)]
+    pub(crate) heuristic: HeuristicArg,
+    /// Count only closed tours as found (backtracking then looks for closed tours).
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Seed of the random tie-breaks and of the --starts sample.
+    #[arg(long, short = 's', default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Survey N start squares drawn at random instead of every square (large boards).
+    #[arg(long, value_name = "N")]
+    pub(crate) starts: Option<u64>,
+    /// Node budget of the naive backtracking per start square.
+    #[arg(long, value_name = "NODES", default_value_t = knights::survey::DEFAULT_BUDGET)]
+    pub(crate) budget: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long, conflicts_with = "csv")]
+    pub(crate) json: bool,
+    /// Print CSV rows, one per start square.
+    #[arg(long)]
+    pub(crate) csv: bool,
+}
+
+/// A heuristic of the survey, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HeuristicArg {
+    /// Fewest onward moves; ties to the first in a fixed move order (the homework's program).
+    Warnsdorff,
+    /// Fewest onward moves; ties at random (seeded).
+    Random,
+    /// Fewest onward moves; ties to the smallest sum of the candidates' onward moves (Pohl).
+    Pohl,
+    /// Fewest onward moves; ties to the square farthest from the centre (Roth).
+    Roth,
+    /// Fewest onward moves; ties by Squirrel and Cull's move orderings (knight, square boards).
+    SquirrelCull,
+    /// Fewest onward moves; ties by looking one move further ahead.
+    Lookahead1,
+    /// Fewest onward moves; ties by looking two moves further ahead.
+    Lookahead2,
+    /// Plain backtracking in a fixed move order, up to --budget nodes per start.
+    Naive,
+    /// Every heuristic above, in one table.
+    All,
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {

@@ -7,10 +7,12 @@ pub mod error;
 pub mod find;
 pub mod frontier;
 pub mod graph;
+pub mod heuristics;
 pub mod hunt;
 pub mod piece;
 pub mod render;
 pub mod search;
+pub mod survey;
 pub mod theory;
 pub mod tour;
 

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
         Command::Count(a) => cmd::count::run(&a),
         Command::Merge(a) => cmd::merge::run(&a),
         Command::Hunt(a) => cmd::hunt::run(&a),
+        Command::Survey(a) => cmd::survey::run(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

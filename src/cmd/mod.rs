@@ -3,6 +3,7 @@
 pub(crate) mod count;
 pub(crate) mod hunt;
 pub(crate) mod merge;
+pub(crate) mod survey;
 pub(crate) mod tour;
 pub(crate) mod verify;
 

@@ -162,7 +162,7 @@ mod tests {
         let g = grid(&h);
         // rank 8 is the first row of the picture and a8 the start
         let rank8 = g.lines().nth(1).unwrap();
-        assert!(rank8.starts_with("8 |  0"), "{rank8}");
+        assert!(rank8.starts_with("8 |   0   ."), "{rank8}");
         assert_eq!(g.matches('*').count(), 6 + 1, "{g}"); // six targets and the legend
         assert!(g.contains("order: 1. "));
         assert_eq!(moves(&h).split_whitespace().count(), 12);

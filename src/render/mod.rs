@@ -3,6 +3,7 @@
 pub mod hunt;
 pub mod json;
 pub mod parse;
+pub mod survey;
 pub mod svg;
 
 use std::fmt::Write as _;
