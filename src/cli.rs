@@ -31,6 +31,9 @@ pub(crate) enum Command {
     Hunt(HuntArgs),
     /// Run one heuristic without backtracking from every start square and report what it finds.
     Survey(SurveyArgs),
+    /// Estimate the number of tours by random probes, with a 95 % interval (boards of up to 64
+    /// squares).
+    Estimate(EstimateArgs),
 }
 
 /// Options every subcommand shares: the piece.
@@ -246,6 +249,33 @@ pub(crate) enum HeuristicArg {
     Naive,
     /// Every heuristic above, in one table.
     All,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EstimateArgs {
+    /// The board, ROWSxCOLS, of at most 64 squares (e.g. 8x8, 7x9).
+    #[arg(value_parser = parse_board)]
+    pub(crate) board: Board,
+    /// Estimate closed tours (undirected cycles) instead of open ones.
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    /// Only tours starting on this square.
+    #[arg(long, short = 'f', value_parser = parse_square)]
+    pub(crate) from: Option<Square>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Random probes: more narrow the interval (its width shrinks as 1/sqrt(probes)).
+    #[arg(long, short = 'n', default_value_t = knights::estimate::DEFAULT_PROBES)]
+    pub(crate) probes: u64,
+    /// Seed of the probes' random choices; the same seed gives the same estimate.
+    #[arg(long, short = 's', default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Worker threads (default: every core); the estimate does not depend on it.
+    #[arg(long, short = 'j', value_parser = parse_threads)]
+    pub(crate) threads: Option<NonZeroUsize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => cmd::merge::run(&a),
         Command::Hunt(a) => cmd::hunt::run(&a),
         Command::Survey(a) => cmd::survey::run(&a),
+        Command::Estimate(a) => cmd::estimate::run(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

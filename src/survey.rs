@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::board::{Board, Square};
 use crate::error::{Error, Result};
 use crate::graph::Geometry;
+use crate::hash::mix;
 use crate::heuristics::{Heuristic, Stop, Walker};
 use crate::piece::Piece;
 use crate::tour::Tour;
@@ -246,14 +247,6 @@ fn start_squares(board: Board, opts: &SurveyOptions) -> Vec<u32> {
         all.sort_unstable();
     }
     all
-}
-
-/// A mixing function (splitmix64's finaliser): a bijection on 64-bit words that scatters bits.
-const fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// A 64-bit hash of the sequence `at(0), at(1), ..., at(n - 1)`: the sum of the mixed

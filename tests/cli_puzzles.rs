@@ -260,3 +260,53 @@ fn survey_refusals() {
     fails(&["survey", "8x8", "--heuristic", "best"], 2, "best");
     fails(&["survey", "8x8", "--json", "--csv"], 2, "--csv");
 }
+
+#[test]
+fn estimate_json_follows_the_contract() {
+    // seed 0 at the default probes: the interval covers the exact 6,637,920 (checked when this
+    // was written; a nominal 95 % interval, so another seed could miss: see src/estimate.rs)
+    let v = json(&["estimate", "6x6", "--json"]);
+    let (est, low, high) = (
+        v["estimate"].as_f64().unwrap(),
+        v["low"].as_f64().unwrap(),
+        v["high"].as_f64().unwrap(),
+    );
+    assert!(low <= est && est <= high);
+    assert!(low <= 6_637_920.0 && 6_637_920.0 <= high, "{v}");
+    assert!(high / low < 2.0, "{v}");
+    assert!(v["probes"].as_u64().unwrap() >= 200_000);
+    assert_eq!(v["figure"], "directed open tours");
+    assert_eq!(v["closed"], false);
+    assert!(v["reason"].is_null());
+    // the same seed gives the same estimate; threads do not matter
+    let w = json(&["estimate", "6x6", "--json", "--threads", "1"]);
+    assert_eq!(v["estimate"], w["estimate"]);
+
+    let v = json(&[
+        "estimate", "6x6", "--closed", "--from", "c3", "-n", "5000", "--json",
+    ]);
+    assert_eq!(v["figure"], "closed tours (undirected cycles)");
+    assert_eq!(v["from"], "c3");
+    let v = json(&["estimate", "7x7", "--closed", "--json"]);
+    assert_eq!(v["estimate"].as_f64(), Some(0.0));
+    assert!(v["reason"].as_str().unwrap().contains("odd"));
+}
+
+#[test]
+fn estimate_text_and_refusals() {
+    let text = ok(&["estimate", "5x5", "-n", "5000"]);
+    assert!(
+        text.starts_with("5x5 open tours of the knight: about "),
+        "{text}"
+    );
+    assert!(text.contains("95 % interval"), "{text}");
+    fails(&["estimate", "9x9"], 2, "9x9");
+    fails(&["estimate", "6x6", "--probes", "0"], 2, "--probes 0");
+    fails(&["estimate", "6x6", "--from", "g7"], 2, "g7");
+}
+
+#[test]
+fn count_suggests_estimate_when_out_of_reach() {
+    let err = fails(&["count", "8x8"], 2, "out of reach");
+    assert!(err.contains("knights estimate"), "{err}");
+}

@@ -1,6 +1,7 @@
 //! One module per subcommand: each turns its arguments into a library call and prints the answer.
 
 pub(crate) mod count;
+pub(crate) mod estimate;
 pub(crate) mod hunt;
 pub(crate) mod merge;
 pub(crate) mod survey;

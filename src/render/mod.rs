@@ -1,5 +1,6 @@
 //! Output formats for a tour (grid, moves, JSON, SVG) and the parser that reads them back.
 
+pub mod estimate;
 pub mod hunt;
 pub mod json;
 pub mod parse;
