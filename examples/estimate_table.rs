@@ -16,29 +16,12 @@ use knights::render::estimate::approx;
 use knights::{Board, Piece};
 use plotters::prelude::*;
 
-const KNOWN: &str = include_str!("../tests/data/counts.tsv");
+#[path = "../tests/data/known.rs"]
+mod known_counts;
 
 /// The known figure (open: directed, closed: undirected) from the test data.
 fn known(b: &str, closed: bool) -> f64 {
-    let (kind, figure) = if closed {
-        ("closed", "undirected")
-    } else {
-        ("open", "directed")
-    };
-    KNOWN
-        .lines()
-        .map(|l| l.split('\t').collect::<Vec<_>>())
-        .find(|f| {
-            f.len() == 8
-                && f[0] == b
-                && f[1] == "knight"
-                && f[2] == kind
-                && f[3] == "-"
-                && f[4] == "-"
-                && f[5] == figure
-        })
-        .map(|f| f[6].parse().expect("a count"))
-        .expect("a known value")
+    known_counts::known(b, closed).expect("a row of counts.tsv")
 }
 
 /// The exact figure: the DFS on boards where it is quick, the known value otherwise.
@@ -265,12 +248,21 @@ fn plot(widths: &[(bool, Vec<(f64, f64)>)]) -> Result<(), Box<dyn std::error::Er
         let colour = Palette99::pick(i).to_rgba();
         chart
             .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?
-            .label(if *closed { "closed tours" } else { "open tours" })
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .label(if *closed {
+                "closed tours"
+            } else {
+                "open tours"
+            })
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
         chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
     }
     chart
-        .draw_series(LineSeries::new([(500.0, 10.0), (max_n * 2.0, 10.0)], BLACK.mix(0.4)))?
+        .draw_series(LineSeries::new(
+            [(500.0, 10.0), (max_n * 2.0, 10.0)],
+            BLACK.mix(0.4),
+        ))?
         .label("±10 %")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.4)));
     chart

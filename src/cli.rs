@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use knights::board::parse_square_unchecked;
 use knights::count::Shard;
+use knights::heuristics::Heuristic;
 use knights::render::Format;
 use knights::{Board, Piece, Square};
 
@@ -203,9 +204,10 @@ pub(crate) struct SurveyArgs {
     /// The board, ROWSxCOLS.
     #[arg(value_parser = parse_board)]
     pub(crate) board: Board,
-    /// The heuristic, or all of them in one table.
-    #[arg(long = "heuristic", short = 'H', value_enum, default_value_t = HeuristicArg::Warnsdorff)]
-    pub(crate) heuristic: HeuristicArg,
+    /// The heuristic, or all of them in one table (the README and `src/heuristics.rs` say what
+    /// each does).
+    #[arg(long, short = 'H', default_value = "warnsdorff", value_parser = heuristic_names())]
+    pub(crate) heuristic: String,
     /// Count only closed tours as found (backtracking then looks for closed tours).
     #[arg(long, short = 'c')]
     pub(crate) closed: bool,
@@ -226,29 +228,6 @@ pub(crate) struct SurveyArgs {
     /// Print CSV rows, one per start square.
     #[arg(long)]
     pub(crate) csv: bool,
-}
-
-/// A heuristic of the survey, or all of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum HeuristicArg {
-    /// Fewest onward moves; ties to the first in a fixed move order (the homework's program).
-    Warnsdorff,
-    /// Fewest onward moves; ties at random (seeded).
-    Random,
-    /// Fewest onward moves; ties to the smallest sum of the candidates' onward moves (Pohl).
-    Pohl,
-    /// Fewest onward moves; ties to the square farthest from the centre (Roth).
-    Roth,
-    /// Fewest onward moves; ties by Squirrel and Cull's move orderings (knight, square boards).
-    SquirrelCull,
-    /// Fewest onward moves; ties by looking one move further ahead.
-    Lookahead1,
-    /// Fewest onward moves; ties by looking two moves further ahead.
-    Lookahead2,
-    /// Plain backtracking in a fixed move order, up to --budget nodes per start.
-    Naive,
-    /// Every heuristic above, in one table.
-    All,
 }
 
 #[derive(Debug, Args)]
@@ -276,6 +255,13 @@ pub(crate) struct EstimateArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// The survey's heuristics by name, and `all`.
+fn heuristic_names() -> clap::builder::PossibleValuesParser {
+    let mut names: Vec<&'static str> = Heuristic::ALL.iter().map(|h| h.name()).collect();
+    names.push("all");
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {

@@ -119,6 +119,10 @@ pub struct Estimate {
     pub probes: u64,
     /// Probes that reached at least one tour.
     pub hits: u64,
+    /// The share of the estimate that its largest probe carries: near 1 / hits when the probes
+    /// agree, much more when one probe dominates (then the spread, and the interval, are not to
+    /// be trusted: take more probes).
+    pub max_share: f64,
     /// The theorem that makes the count zero, when one does (no probes are then taken).
     pub reason: Option<Obstruction>,
     pub seconds: f64,
@@ -132,35 +136,48 @@ impl Estimate {
     }
 }
 
-/// The running sums of one root's probes.
+/// The running statistics of one root's probes: count, mean and sum of squared deviations
+/// (Welford's updates, merged by Chan's formula, so no large sums cancel), hits and the largest.
 #[derive(Clone, Copy, Debug, Default)]
 struct Sums {
     n: u64,
-    sum: f64,
-    sum_sq: f64,
+    mean: f64,
+    m2: f64,
     hits: u64,
+    max: f64,
 }
 
 impl Sums {
     fn add(mut self, x: f64) -> Sums {
         self.n += 1;
-        self.sum += x;
-        self.sum_sq += x * x;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
         self.hits += u64::from(x > 0.0);
+        self.max = self.max.max(x);
         self
     }
 
     fn merge(self, o: Sums) -> Sums {
+        if self.n == 0 {
+            return o;
+        }
+        if o.n == 0 {
+            return self;
+        }
+        let n = self.n + o.n;
+        let d = o.mean - self.mean;
         Sums {
-            n: self.n + o.n,
-            sum: self.sum + o.sum,
-            sum_sq: self.sum_sq + o.sum_sq,
+            n,
+            mean: self.mean + d * o.n as f64 / n as f64,
+            m2: self.m2 + o.m2 + d * d * (self.n as f64 * o.n as f64 / n as f64),
             hits: self.hits + o.hits,
+            max: self.max.max(o.max),
         }
     }
 
     fn mean(&self) -> f64 {
-        self.sum / self.n as f64
+        self.mean
     }
 
     /// The sample variance of the probes.
@@ -168,8 +185,7 @@ impl Sums {
         if self.n < 2 {
             return 0.0;
         }
-        let m = self.mean();
-        ((self.sum_sq - self.n as f64 * m * m) / (self.n - 1) as f64).max(0.0)
+        (self.m2 / (self.n - 1) as f64).max(0.0)
     }
 }
 
@@ -222,6 +238,7 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
             std_error: 0.0,
             probes: 0,
             hits: 0,
+            max_share: 0.0,
             reason: Some(reason),
             seconds: t0.elapsed().as_secs_f64(),
         });
@@ -258,11 +275,12 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
         })
         .collect();
     let by_root = run(&alloc, 2);
-    let (mut total, mut var) = (0.0, 0.0);
+    let (mut total, mut var, mut largest) = (0.0, 0.0, 0.0f64);
     for (root, s) in plan.roots.iter().zip(&by_root) {
         let m = root.multiplier as f64;
         total += m * s.mean();
         var += m * m * s.variance() / s.n as f64;
+        largest = largest.max(m * s.max / s.n as f64);
     }
     // the plan's weighted sum is the reported figure of every kind (see `count::tally`)
     let se = var.sqrt();
@@ -275,6 +293,7 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
         std_error: se,
         probes: by_root.iter().chain(&pilot).map(|s| s.n).sum(),
         hits,
+        max_share: if total > 0.0 { largest / total } else { 0.0 },
         reason: None,
         seconds: t0.elapsed().as_secs_f64(),
     })
@@ -370,34 +389,18 @@ fn probe(
 }
 
 #[cfg(test)]
+#[path = "../tests/data/known.rs"]
+mod known_counts;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::count::Engine;
     use crate::search::Memo;
 
     /// Known counts as test data (never read by the engine).
-    const KNOWN: &str = include_str!("../tests/data/counts.tsv");
-
     fn known(board: &str, closed: bool) -> f64 {
-        let (kind, figure) = if closed {
-            ("closed", "undirected")
-        } else {
-            ("open", "directed")
-        };
-        KNOWN
-            .lines()
-            .map(|l| l.split('\t').collect::<Vec<_>>())
-            .find(|f| {
-                f.len() == 8
-                    && f[0] == board
-                    && f[1] == "knight"
-                    && f[2] == kind
-                    && f[3] == "-"
-                    && f[4] == "-"
-                    && f[5] == figure
-            })
-            .map(|f| f[6].parse().unwrap())
-            .unwrap_or_else(|| panic!("{board} {kind} is not in counts.tsv"))
+        known_counts::known(board, closed).expect("a row of counts.tsv")
     }
 
     /// The exact figure by the project's DFS (boards where it takes well under a second).

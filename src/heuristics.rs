@@ -46,6 +46,12 @@ impl Heuristic {
         Heuristic::Naive,
     ];
 
+    /// The heuristic of a name (see [`Heuristic::name`]).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Heuristic> {
+        Heuristic::ALL.into_iter().find(|h| h.name() == name)
+    }
+
     /// The name used on the command line and in reports.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -320,28 +326,28 @@ impl<'g> Walker<'g> {
         self.degree.copy_from_slice(&self.degree0);
     }
 
+    /// Marks `s` visited (or unvisited again) and updates its neighbours' onward counts.
     #[inline]
-    fn visit(&mut self, s: u32) {
-        self.visited[s as usize] = true;
+    fn mark(&mut self, s: u32, visited: bool) {
+        self.visited[s as usize] = visited;
         let i = s as usize;
         for j in 0..self.k {
             let w = self.nb[i * self.k + j];
             if w != NONE {
-                self.degree[w as usize] -= 1;
+                let d = &mut self.degree[w as usize];
+                *d = if visited { *d - 1 } else { *d + 1 };
             }
         }
     }
 
     #[inline]
+    fn visit(&mut self, s: u32) {
+        self.mark(s, true);
+    }
+
+    #[inline]
     fn unvisit(&mut self, s: u32) {
-        self.visited[s as usize] = false;
-        let i = s as usize;
-        for j in 0..self.k {
-            let w = self.nb[i * self.k + j];
-            if w != NONE {
-                self.degree[w as usize] += 1;
-            }
-        }
+        self.mark(s, false);
     }
 
     /// Warnsdorff's key looked `depth` moves ahead from `s` (which is visited): the smallest

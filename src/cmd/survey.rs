@@ -5,29 +5,19 @@ use knights::heuristics::Heuristic;
 use knights::render::survey as show;
 use knights::survey::{self, SurveyOptions};
 
-use crate::cli::{HeuristicArg, SurveyArgs};
+use crate::cli::SurveyArgs;
 use crate::emit;
-
-fn heuristics(h: HeuristicArg) -> Vec<Heuristic> {
-    match h {
-        HeuristicArg::Warnsdorff => vec![Heuristic::Warnsdorff],
-        HeuristicArg::Random => vec![Heuristic::Random],
-        HeuristicArg::Pohl => vec![Heuristic::Pohl],
-        HeuristicArg::Roth => vec![Heuristic::Roth],
-        HeuristicArg::SquirrelCull => vec![Heuristic::SquirrelCull],
-        HeuristicArg::Lookahead1 => vec![Heuristic::Lookahead1],
-        HeuristicArg::Lookahead2 => vec![Heuristic::Lookahead2],
-        HeuristicArg::Naive => vec![Heuristic::Naive],
-        HeuristicArg::All => Heuristic::ALL.to_vec(),
-    }
-}
 
 pub(crate) fn run(a: &SurveyArgs) -> Result<u8> {
     let piece = &a.piece.piece;
-    let all = a.heuristic == HeuristicArg::All;
+    let all = a.heuristic == "all";
     let square_knight = piece.is_knight() && a.board.rows == a.board.cols;
     let mut surveys = Vec::new();
-    for h in heuristics(a.heuristic) {
+    let chosen = match Heuristic::from_name(&a.heuristic) {
+        Some(h) => vec![h],
+        None => Heuristic::ALL.to_vec(),
+    };
+    for h in chosen {
         // the Squirrel-Cull rules exist only for the knight on square boards
         if all && h == Heuristic::SquirrelCull && !square_knight {
             continue;

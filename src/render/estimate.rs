@@ -1,8 +1,9 @@
 //! How an estimate is printed: two lines of text, or the JSON object.
 //!
 //! The JSON object is a contract: `{"board", "rows", "cols", "piece", "closed", "from",
-//! "figure", "estimate", "low", "high", "probes", "hits", "std_error", "relative_half_width",
-//! "seed", "seconds", "reason", "method"}`. `estimate`, `low` and `high` are numbers (floats) of
+//! "figure", "estimate", "low", "high", "probes", "hits", "max_share", "std_error",
+//! "relative_half_width", "seed", "seconds", "reason", "method"}` (`max_share`: the share of the
+//! estimate its largest probe carries). `estimate`, `low` and `high` are numbers (floats) of
 //! the figure `figure` names; `high` is `null` when no probe reached a tour; `from` is the start
 //! square's name or `null`; `reason` names the theorem when one settles the count at zero.
 
@@ -42,6 +43,9 @@ pub fn approx(x: f64) -> String {
     }
 }
 
+/// Past this share of the estimate in one probe, the text warns that the interval is fragile.
+const MAX_SHARE: f64 = 0.05;
+
 /// How the probes walked, in words.
 fn method(spec: &EstimateSpec) -> String {
     format!(
@@ -72,7 +76,7 @@ pub fn text(e: &Estimate, board: Board, piece: &Piece, spec: &EstimateSpec) -> S
         ),
         _ => "no probe reached a tour: there may be none, or too few probes to find them".into(),
     };
-    format!(
+    let mut out = format!(
         "{what}: about {} {}\n{interval}\n{} probes ({} reached a tour) in {:.2} s: {}\n",
         approx(e.estimate),
         e.figure.name(),
@@ -80,7 +84,14 @@ pub fn text(e: &Estimate, board: Board, piece: &Piece, spec: &EstimateSpec) -> S
         group_u64(e.hits),
         e.seconds,
         method(spec)
-    )
+    );
+    if e.max_share > MAX_SHARE {
+        out += &format!(
+            "warning: one probe carries {:.0} % of the estimate, so the spread is poorly known and the interval may be too narrow; take more probes\n",
+            100.0 * e.max_share
+        );
+    }
+    out
 }
 
 /// The JSON object of an estimate.
@@ -99,6 +110,7 @@ pub fn json(e: &Estimate, board: Board, piece: &Piece, spec: &EstimateSpec) -> V
         "high": e.high,
         "probes": e.probes,
         "hits": e.hits,
+        "max_share": e.max_share,
         "std_error": e.std_error,
         "relative_half_width": e.relative_half_width(),
         "seed": spec.seed,
