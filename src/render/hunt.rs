@@ -98,7 +98,9 @@ pub fn grid(h: &Hunt) -> String {
         first[b.index(s) as usize].get_or_insert(k);
     }
     let is_target = |s: Square| h.reached.iter().any(|&(t, _)| t == s);
-    let mut out = framed(b, 2, |r, c| {
+    // the widest cell: the last move's number with the target mark
+    let width = (h.path.len() - 1).to_string().len() + 1;
+    let mut out = framed(b, width, |r, c| {
         let s = Square::new(r, c);
         let mark = if is_target(s) { "*" } else { "" };
         match first[b.index(s) as usize] {

@@ -1,4 +1,5 @@
-//! Output formats for a tour (grid, moves, JSON, SVG) and the parser that reads them back.
+//! Output formats for a tour (grid, moves, JSON, SVG) and the parser that reads them back, and the
+//! printed forms of hunts, surveys and estimates.
 
 pub mod estimate;
 pub mod hunt;
@@ -46,27 +47,20 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
 pub fn grid(tour: &Tour) -> String {
     let numbers = tour.numbering();
     let width = tour.board.squares().to_string().len();
-    framed(tour.board, width, |r, c| {
-        numbers[r as usize][c as usize].to_string()
-    })
+    framed(tour.board, width, |r, c| numbers[r as usize][c as usize])
 }
 
-/// A board of text cells framed by a border with rank numbers and file letters, rank 1 at the
-/// bottom: every picture of a board the program prints (tours, hunts, surveys) is drawn by this.
-/// Cells are right-aligned to the widest of `min_width`, the cells and the file names.
+/// A board of cells framed by a border with rank numbers and file letters, rank 1 at the bottom:
+/// every picture of a board the program prints (tours, hunts, surveys) is drawn by this. Cells
+/// are right-aligned to `width` (widened to the file names'), which the caller makes as wide as
+/// its widest cell; nothing is collected first, so a 2000×2000 tour prints in one pass.
 #[must_use]
-pub fn framed(b: Board, min_width: usize, cell: impl Fn(u32, u32) -> String) -> String {
-    let cells: Vec<Vec<String>> = (0..b.rows)
-        .map(|r| (0..b.cols).map(|c| cell(r, c)).collect())
-        .collect();
-    let width = cells
-        .iter()
-        .flatten()
-        .map(String::len)
-        .max()
-        .unwrap_or(0)
-        .max(min_width)
-        .max(file_name(b.cols - 1).len());
+pub fn framed<T: std::fmt::Display>(
+    b: Board,
+    width: usize,
+    cell: impl Fn(u32, u32) -> T,
+) -> String {
+    let width = width.max(file_name(b.cols - 1).len());
     let label = b.rows.to_string().len();
     let mut out = String::new();
     let rule = format!(
@@ -77,8 +71,8 @@ pub fn framed(b: Board, min_width: usize, cell: impl Fn(u32, u32) -> String) -> 
     out.push_str(&rule);
     for r in (0..b.rows as usize).rev() {
         let _ = write!(out, "{:>label$} |", r + 1);
-        for n in &cells[r] {
-            let _ = write!(out, " {n:>width$}");
+        for c in 0..b.cols {
+            let _ = write!(out, " {:>width$}", cell(r as u32, c));
         }
         out.push_str(" |\n");
     }

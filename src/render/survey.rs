@@ -52,7 +52,8 @@ pub fn text(s: &Survey, piece: &Piece) -> String {
         }
     );
     if s.every_square && b.cols <= PICTURE_MAX_COLS {
-        out += &framed(b, 1, |r, c| {
+        // the widest cell: a walk's length, at most the number of squares
+        out += &framed(b, b.squares().to_string().len(), |r, c| {
             let e = &s.starts[b.index(Square::new(r, c)) as usize];
             match (e.closed, e.complete) {
                 (true, _) => "C".to_string(),
