@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use knights::count::report::group_u64;
 use knights::count::{self, CountSpec, Engine};
 use knights::estimate::{Estimate, EstimateSpec, Sampler, estimate};
 use knights::render::estimate::approx;
@@ -72,7 +73,7 @@ fn main() {
          one move of look-ahead, exact counts of the last 16 squares, and a pilot of a tenth of \
          the probes that shares the rest between the start squares (Neyman allocation). The \
          interval is the normal 95 % one from the probes' spread. Times are single runs on a \
-         shared 2-core machine (two other builds running): read them as rough.\n\n",
+         2-core machine shared with other engineers' builds: read them as rough.\n\n",
     );
 
     // 1. coverage against exact counts
@@ -119,9 +120,10 @@ fn main() {
             let secs = median(runs.iter().map(|e| e.seconds).collect());
             let _ = writeln!(
                 md,
-                "| {b} | {} | {} | {probes} | {seeds} | {covered} | ±{:.1} % | {secs:.2} |",
+                "| {b} | {} | {} | {} | {seeds} | {covered} | ±{:.1} % | {secs:.2} |",
                 kind(closed),
-                approx(want),
+                group_u64(want as u64),
+                group_u64(probes),
                 100.0 * width
             );
             eprintln!("{b} {} {probes}: {covered}/{seeds}", kind(closed));
@@ -186,8 +188,9 @@ fn main() {
             }
             let _ = writeln!(
                 md,
-                "| {} | {probes} | {} | {} to {} | ±{:.1} % | {:+.1} % | {} | {:.1} |",
+                "| {} | {} | {} | {} to {} | ±{:.1} % | {:+.1} % | {} | {:.1} |",
                 kind(closed),
+                group_u64(probes),
                 approx(e.estimate),
                 approx(e.low),
                 approx(e.high.unwrap_or(f64::NAN)),
@@ -206,7 +209,7 @@ fn main() {
             "- 8×8 {} tours: the interval is first within ±10 % at {} probes; from the largest run, \
              ±10 % takes about {} probes (the half-width shrinks as 1/√probes).",
             kind(closed),
-            first_within.map_or("none of these".to_string(), |p| p.to_string()),
+            first_within.map_or("none of these".to_string(), group_u64),
             approx(need.ceil())
         );
         widths.push((closed, pts));

@@ -204,8 +204,10 @@ pub(crate) struct SurveyArgs {
     /// The board, ROWSxCOLS.
     #[arg(value_parser = parse_board)]
     pub(crate) board: Board,
-    /// The heuristic, or all of them in one table (the README and `src/heuristics.rs` say what
-    /// each does).
+    /// The heuristic: warnsdorff (fewest onward moves, ties in a fixed move order), random
+    /// (ties at random), pohl, roth, squirrel-cull (their tie-breaks), lookahead1, lookahead2
+    /// (ties by looking one or two moves further), naive (plain backtracking), or all of them in
+    /// one table.
     #[arg(long, short = 'H', default_value = "warnsdorff", value_parser = heuristic_names())]
     pub(crate) heuristic: String,
     /// Count only closed tours as found (backtracking then looks for closed tours).
