@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use knights::board::parse_square_unchecked;
 use knights::count::Shard;
 use knights::find::Strategy;
+use knights::heuristics::Heuristic;
 use knights::render::Format;
 use knights::{Board, Piece, Square};
 
@@ -28,6 +29,13 @@ pub(crate) enum Command {
     Count(CountArgs),
     /// Put the checkpoints of the shards of one count together and print its total.
     Merge(MergeArgs),
+    /// The shortest path from a square that visits every listed square (revisits allowed).
+    Hunt(HuntArgs),
+    /// Run one heuristic without backtracking from every start square and report what it finds.
+    Survey(SurveyArgs),
+    /// Estimate the number of tours by random probes, with a 95 % interval (boards of up to 64
+    /// squares).
+    Estimate(EstimateArgs),
 }
 
 /// Options every subcommand shares: the piece.
@@ -171,6 +179,106 @@ pub(crate) struct MergeArgs {
     pub(crate) json: bool,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct HuntArgs {
+    /// The board, ROWSxCOLS.
+    #[arg(value_parser = parse_board, default_value = "8x8")]
+    pub(crate) board: Board,
+    /// Start square: algebraic (a8) or COL,RANK (1-based).
+    #[arg(long, short = 'f', value_parser = parse_square)]
+    pub(crate) from: Square,
+    /// The squares to visit, in any order: algebraic squares separated by commas or spaces
+    /// (e6,c4,b3), or COL,RANK squares separated by spaces or semicolons ("5,6;3,4"); the option
+    /// may be repeated. At most 20.
+    #[arg(long, short = 'v', required = true, value_name = "SQ,SQ,...", value_parser = parse_square_list, action = clap::ArgAction::Append)]
+    pub(crate) visit: Vec<SquareList>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = HuntFormat::Moves)]
+    pub(crate) format: HuntFormat,
+}
+
+/// How a hunt is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HuntFormat {
+    /// The squares in order, then a summary line.
+    Moves,
+    /// The board with the move numbers and the targets' order, then a summary line.
+    Grid,
+    /// One JSON object: moves, path and targets (in the order reached) as [row, col].
+    Json,
+    /// An SVG picture of the path with the targets numbered.
+    Svg,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SurveyArgs {
+    /// The board, ROWSxCOLS.
+    #[arg(value_parser = parse_board)]
+    pub(crate) board: Board,
+    /// The heuristic: warnsdorff (fewest onward moves, ties in a fixed move order), random
+    /// (ties at random), pohl, roth, squirrel-cull (their tie-breaks), lookahead1, lookahead2
+    /// (ties by looking one or two moves further), naive (plain backtracking), or all of them in
+    /// one table.
+    #[arg(long, short = 'H', default_value = "warnsdorff", value_parser = heuristic_names())]
+    pub(crate) heuristic: String,
+    /// Count only closed tours as found (backtracking then looks for closed tours).
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Seed of the random tie-breaks and of the --starts sample.
+    #[arg(long, short = 's', default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Survey N start squares drawn at random instead of every square (large boards).
+    #[arg(long, value_name = "N")]
+    pub(crate) starts: Option<u64>,
+    /// Node budget of the naive backtracking per start square.
+    #[arg(long, value_name = "NODES", default_value_t = knights::survey::DEFAULT_BUDGET)]
+    pub(crate) budget: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long, conflicts_with = "csv")]
+    pub(crate) json: bool,
+    /// Print CSV rows, one per start square.
+    #[arg(long)]
+    pub(crate) csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EstimateArgs {
+    /// The board, ROWSxCOLS, of at most 64 squares (e.g. 8x8, 7x9).
+    #[arg(value_parser = parse_board)]
+    pub(crate) board: Board,
+    /// Estimate closed tours (undirected cycles) instead of open ones.
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    /// Only tours starting on this square.
+    #[arg(long, short = 'f', value_parser = parse_square)]
+    pub(crate) from: Option<Square>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Random probes: more narrow the interval (its width shrinks as 1/sqrt(probes)).
+    #[arg(long, short = 'n', default_value_t = knights::estimate::DEFAULT_PROBES)]
+    pub(crate) probes: u64,
+    /// Seed of the probes' random choices; the same seed gives the same estimate.
+    #[arg(long, short = 's', default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Worker threads (default: every core); the estimate does not depend on it.
+    #[arg(long, short = 'j', value_parser = parse_threads)]
+    pub(crate) threads: Option<NonZeroUsize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// The survey's heuristics by name, and `all`.
+fn heuristic_names() -> clap::builder::PossibleValuesParser {
+    let mut names: Vec<&'static str> = Heuristic::ALL.iter().map(|h| h.name()).collect();
+    names.push("all");
+    clap::builder::PossibleValuesParser::new(names)
+}
+
 fn parse_board(s: &str) -> Result<Board, String> {
     s.parse().map_err(|e: knights::Error| e.to_string())
 }
@@ -178,6 +286,29 @@ fn parse_board(s: &str) -> Result<Board, String> {
 /// Syntax only: whether the square is on the board is checked once the board is known.
 fn parse_square(s: &str) -> Result<Square, String> {
     parse_square_unchecked(s).map_err(|e| e.to_string())
+}
+
+/// The squares of one `--visit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SquareList(pub(crate) Vec<Square>);
+
+/// A list of squares: algebraic ones separated by commas or spaces, numeric `COL,RANK` ones by
+/// spaces or semicolons (a chunk that is one whole square is taken as one).
+fn parse_square_list(s: &str) -> Result<SquareList, String> {
+    let mut out = Vec::new();
+    for chunk in s.split(|c: char| c.is_whitespace() || c == ';') {
+        if chunk.is_empty() {
+            continue;
+        }
+        if let Ok(sq) = parse_square_unchecked(chunk) {
+            out.push(sq);
+            continue;
+        }
+        for part in chunk.split(',').filter(|p| !p.is_empty()) {
+            out.push(parse_square(part)?);
+        }
+    }
+    Ok(SquareList(out))
 }
 
 fn parse_piece(s: &str) -> Result<Piece, String> {
@@ -250,5 +381,20 @@ mod tests {
         for bad in ["", "G", "8X", "-1G", "0"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn square_lists() {
+        let sq = |c: u32, r: u32| Square::new(r - 1, c - 1);
+        assert_eq!(
+            parse_square_list("e6,c4 b3").unwrap().0,
+            vec![sq(5, 6), sq(3, 4), sq(2, 3)]
+        );
+        assert_eq!(
+            parse_square_list("5,6;3,4 a1").unwrap().0,
+            vec![sq(5, 6), sq(3, 4), sq(1, 1)]
+        );
+        assert!(parse_square_list("e6,z").is_err());
+        assert!(parse_square_list("").unwrap().0.is_empty());
     }
 }

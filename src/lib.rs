@@ -5,12 +5,17 @@ pub mod board;
 pub mod construct;
 pub mod count;
 pub mod error;
+pub mod estimate;
 pub mod find;
 pub mod frontier;
 pub mod graph;
+pub mod hash;
+pub mod heuristics;
+pub mod hunt;
 pub mod piece;
 pub mod render;
 pub mod search;
+pub mod survey;
 pub mod theory;
 pub mod tour;
 

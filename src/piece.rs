@@ -115,6 +115,13 @@ impl Piece {
     pub fn is_colour_switching(&self) -> bool {
         self.leapers.iter().all(|l| (l.a + l.b) % 2 == 1)
     }
+
+    /// True when no move changes the square's colour (the camel, the 2,2 leaper): the piece is
+    /// bound to the colour it starts on.
+    #[must_use]
+    pub fn is_colour_bound(&self) -> bool {
+        self.leapers.iter().all(|l| (l.a + l.b) % 2 == 0)
+    }
 }
 
 impl FromStr for Piece {

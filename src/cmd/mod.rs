@@ -1,7 +1,10 @@
 //! One module per subcommand: each turns its arguments into a library call and prints the answer.
 
 pub(crate) mod count;
+pub(crate) mod estimate;
+pub(crate) mod hunt;
 pub(crate) mod merge;
+pub(crate) mod survey;
 pub(crate) mod tour;
 pub(crate) mod verify;
 

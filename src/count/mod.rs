@@ -109,7 +109,7 @@ pub fn check_reach_plan(plan: &Plan, board: Board, threads: usize) -> Result<f64
     let secs = estimate_seconds(plan, threads);
     if secs > REACH_SECONDS {
         return Err(Error::Invalid(format!(
-            "counting these tours on {board} is out of reach: the search tree is estimated at {:.1e} nodes, about {} on {threads} thread{}; use --force to start anyway (with --checkpoint)",
+            "counting these tours on {board} is out of reach: the search tree is estimated at {:.1e} nodes, about {} on {threads} thread{}; use --force to start anyway (with --checkpoint), or `knights estimate` for an estimate of the count in seconds",
             secs * NODES_PER_THREAD_SECOND * threads as f64,
             human_duration(secs),
             if threads == 1 { "" } else { "s" }

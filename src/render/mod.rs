@@ -1,13 +1,16 @@
-//! Output formats for a tour (grid, moves, JSON, SVG), written as streams, and the parser that
-//! reads them back.
+//! Output formats for a tour (grid, moves, JSON, SVG), written as streams, the parser that reads
+//! them back, and the printed forms of hunts, surveys and estimates.
 
+pub mod estimate;
+pub mod hunt;
 pub mod json;
 pub mod parse;
+pub mod survey;
 pub mod svg;
 
 use std::io::{self, Write};
 
-use crate::board::file_name;
+use crate::board::{Board, file_name};
 use crate::tour::{CompactTour, Tour};
 
 /// How a tour is printed.
@@ -87,11 +90,40 @@ fn write_cell(out: &mut impl Write, n: u32, width: usize) -> io::Result<()> {
 fn write_grid(out: &mut impl Write, tour: CompactTour) -> io::Result<()> {
     let b = tour.board();
     let numbers = tour.into_numbering();
-    let width = b
-        .squares()
-        .to_string()
-        .len()
-        .max(file_name(b.cols - 1).len());
+    let width = b.squares().to_string().len();
+    write_framed(out, b, width, |out, r, c, width| {
+        write_cell(out, numbers[(r * b.cols + c) as usize], width)
+    })
+}
+
+/// A board of cells framed by a border with rank numbers and file letters, rank 1 at the bottom:
+/// every picture of a board the program prints (tours, hunts, surveys) is drawn by this. Cells
+/// are right-aligned to `width` (widened to the file names'), which the caller makes as wide as
+/// its widest cell.
+#[must_use]
+pub fn framed<T: std::fmt::Display>(
+    b: Board,
+    width: usize,
+    cell: impl Fn(u32, u32) -> T,
+) -> String {
+    let mut v = Vec::new();
+    write_framed(&mut v, b, width, |out, r, c, width| {
+        write!(out, " {:>width$}", cell(r, c))
+    })
+    .expect("writing to memory");
+    String::from_utf8(v).expect("the frame is UTF-8")
+}
+
+/// Writes the frame of [`framed`] row by row, each cell by `cell(out, rank, file, width)` (which
+/// writes a space and the cell right-aligned to `width`): nothing is collected first, so a
+/// 10000×10000 tour prints in one pass.
+fn write_framed<W: Write>(
+    out: &mut W,
+    b: Board,
+    width: usize,
+    mut cell: impl FnMut(&mut W, u32, u32, usize) -> io::Result<()>,
+) -> io::Result<()> {
+    let width = width.max(file_name(b.cols - 1).len());
     let label = b.rows.to_string().len();
     let rule = format!(
         "{:label$} +{}+\n",
@@ -99,11 +131,10 @@ fn write_grid(out: &mut impl Write, tour: CompactTour) -> io::Result<()> {
         "-".repeat((width + 1) * b.cols as usize + 1)
     );
     out.write_all(rule.as_bytes())?;
-    for r in (0..b.rows as usize).rev() {
+    for r in (0..b.rows).rev() {
         write!(out, "{:>label$} |", r + 1)?;
-        let row = &numbers[r * b.cols as usize..(r + 1) * b.cols as usize];
-        for &n in row {
-            write_cell(out, n, width)?;
+        for c in 0..b.cols {
+            cell(out, r, c, width)?;
         }
         out.write_all(b" |\n")?;
     }
@@ -130,7 +161,7 @@ fn write_moves(out: &mut impl Write, tour: &CompactTour) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Board, Piece, Square};
+    use crate::{Piece, Square};
 
     fn tour_3x4() -> Tour {
         let b = Board { rows: 3, cols: 4 };

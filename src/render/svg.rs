@@ -1,9 +1,10 @@
-//! An SVG picture of a tour: the chequered board (one pattern, whatever its size), the path as a
-//! polyline through square centres, the start marked by a filled circle and the end by a ring.
+//! An SVG picture of a tour or any other path: the chequered board (one pattern, whatever its
+//! size), the path as a polyline through square centres, the start marked by a filled circle, the
+//! end by a ring, and numbered marks on chosen squares (a hunt's targets).
 
 use std::io::{self, Write};
 
-use crate::board::Board;
+use crate::board::{Board, Square};
 use crate::tour::{CompactTour, Tour};
 
 /// The largest board drawn: beyond 500x500 the squares are under 2 pixels and the file tens of
@@ -33,7 +34,7 @@ pub fn check_size(board: Board) -> Result<(), TooLargeToDraw> {
     Ok(())
 }
 
-/// The picture as a standalone SVG document.
+/// The picture of a tour as a standalone SVG document.
 #[must_use]
 pub fn svg(tour: &Tour) -> String {
     let mut v = Vec::new();
@@ -41,15 +42,50 @@ pub fn svg(tour: &Tour) -> String {
     String::from_utf8(v).expect("SVG is UTF-8")
 }
 
-/// Writes the picture (refused beyond [`MAX_SQUARES`]: see [`check_size`]).
+/// Writes the picture of a tour (refused beyond [`MAX_SQUARES`]: see [`check_size`]).
 pub fn write(out: &mut impl Write, tour: &CompactTour) -> io::Result<()> {
     let b = tour.board();
     check_size(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let path = tour.squares().map(|i| b.square(i));
+    write_picture(
+        out,
+        b,
+        path,
+        (tour.first(), tour.last()),
+        tour.closed(),
+        &[],
+    )
+}
+
+/// A labelled ring drawn on a square.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub square: Square,
+    pub label: String,
+}
+
+/// The picture of `path` on `b` (closed: drawn back to its start), with `marks` on top.
+#[must_use]
+pub fn picture(b: Board, path: &[Square], closed: bool, marks: &[Mark]) -> String {
+    let mut v = Vec::new();
+    let ends = (path[0], path[path.len() - 1]);
+    write_picture(&mut v, b, path.iter().copied(), ends, closed, marks).expect("writing to memory");
+    String::from_utf8(v).expect("SVG is UTF-8")
+}
+
+/// Writes the picture of the path through `squares`, which starts and ends at `ends`.
+fn write_picture(
+    out: &mut impl Write,
+    b: Board,
+    squares: impl Iterator<Item = Square>,
+    ends: (Square, Square),
+    closed: bool,
+    marks: &[Mark],
+) -> io::Result<()> {
     // squares shrink on big boards so the picture stays a sensible size
     let cell: f64 = (800.0 / f64::from(b.rows.max(b.cols))).clamp(2.0, 48.0);
     let (w, h) = (cell * f64::from(b.cols), cell * f64::from(b.rows));
-    let centre = |i: u32| {
-        let s = b.square(i);
+    let centre = |s: Square| {
         (
             cell * (f64::from(s.col) + 0.5),
             cell * (f64::from(b.rows - 1 - s.row) + 0.5),
@@ -80,18 +116,18 @@ pub fn write(out: &mut impl Write, tour: &CompactTour) -> io::Result<()> {
         out,
         r##"<polyline fill="none" stroke="#1f4e99" stroke-width="{stroke:.1}" stroke-linejoin="round" points=""##
     )?;
-    for (k, i) in tour.squares().enumerate() {
-        let (x, y) = centre(i);
+    for (k, s) in squares.enumerate() {
+        let (x, y) = centre(s);
         let sep = if k == 0 { "" } else { " " };
         write!(out, "{sep}{x:.1},{y:.1}")?;
     }
-    if tour.closed() {
-        let (x, y) = centre(b.index(tour.first()));
+    if closed {
+        let (x, y) = centre(ends.0);
         write!(out, " {x:.1},{y:.1}")?;
     }
     writeln!(out, r#""/>"#)?;
-    let (sx, sy) = centre(b.index(tour.first()));
-    let (ex, ey) = centre(b.index(tour.last()));
+    let (sx, sy) = centre(ends.0);
+    let (ex, ey) = centre(ends.1);
     let rad = cell / 4.0;
     writeln!(
         out,
@@ -101,6 +137,17 @@ pub fn write(out: &mut impl Write, tour: &CompactTour) -> io::Result<()> {
         out,
         r##"<circle class="end" cx="{ex:.1}" cy="{ey:.1}" r="{rad:.1}" fill="none" stroke="#c0392b" stroke-width="{stroke:.1}"/>"##
     )?;
+    for m in marks {
+        let (x, y) = centre(m.square);
+        writeln!(
+            out,
+            r##"<g class="mark"><circle cx="{x:.1}" cy="{y:.1}" r="{:.1}" fill="none" stroke="#d35400" stroke-width="{stroke:.1}"/><text x="{x:.1}" y="{:.1}" font-family="sans-serif" font-size="{:.1}" text-anchor="middle" fill="#d35400">{}</text></g>"##,
+            cell * 0.42,
+            y - cell * 0.22,
+            cell * 0.3,
+            m.label
+        )?;
+    }
     writeln!(out, "</svg>")
 }
 

@@ -1,0 +1,50 @@
+//! `knights survey`: one heuristic (or all) from every start square, per start and in total.
+
+use anyhow::Result;
+use knights::heuristics::Heuristic;
+use knights::render::survey as show;
+use knights::survey::{self, SurveyOptions};
+
+use crate::cli::SurveyArgs;
+use crate::emit;
+
+pub(crate) fn run(a: &SurveyArgs) -> Result<u8> {
+    let piece = &a.piece.piece;
+    let all = a.heuristic == "all";
+    let square_knight = piece.is_knight() && a.board.rows == a.board.cols;
+    let mut surveys = Vec::new();
+    let chosen = match Heuristic::from_name(&a.heuristic) {
+        Some(h) => vec![h],
+        None => Heuristic::ALL.to_vec(),
+    };
+    for h in chosen {
+        // the Squirrel-Cull rules exist only for the knight on square boards
+        if all && h == Heuristic::SquirrelCull && !square_knight {
+            continue;
+        }
+        let opts = SurveyOptions {
+            heuristic: h,
+            closed: a.closed,
+            seed: a.seed,
+            sample: a.starts,
+            budget: a.budget,
+        };
+        surveys.push(survey::survey(a.board, piece, &opts)?);
+    }
+    let text = if a.json {
+        let v = if all {
+            show::json_all(&surveys, piece)
+        } else {
+            show::json(&surveys[0], piece)
+        };
+        v.to_string() + "\n"
+    } else if a.csv {
+        show::csv(&surveys)
+    } else if all {
+        show::table(&surveys)
+    } else {
+        show::text(&surveys[0], piece)
+    };
+    emit(&text)?;
+    Ok(0)
+}

@@ -1,0 +1,204 @@
+//! How a survey is printed: a board of per-start results with the totals, one table comparing
+//! heuristics, CSV rows, and the JSON object.
+//!
+//! The JSON object is a contract: `{"board", "rows", "cols", "piece", "heuristic", "closed",
+//! "seed", "budget", "every_square", "seconds", "starts": [{"from": [row, col], "square",
+//! "complete", "closed", "length", "nodes", "stop"}, ...], "totals": {"starts", "complete",
+//! "closed", "found", "distinct", "distinct_up_to_symmetry", "nodes"}}`, rows and cols 0-based
+//! (row 0 = rank 1). `--heuristic all` prints `{"board", "surveys": [object, ...]}`.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::framed;
+use crate::board::Square;
+use crate::heuristics::{Heuristic, Stop};
+use crate::piece::Piece;
+use crate::survey::Survey;
+
+/// Boards wider than this get no picture of the starts, only the totals.
+const PICTURE_MAX_COLS: u32 = 40;
+
+fn kind(s: &Survey) -> &'static str {
+    if s.options.closed { "closed" } else { "open" }
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The text of one survey: which starts completed (a picture of the board on boards up to 40
+/// files wide when every square was a start), then the totals.
+#[must_use]
+pub fn text(s: &Survey, piece: &Piece) -> String {
+    let b = s.board;
+    let t = &s.totals;
+    let mut out = format!(
+        "{} on {b} ({piece}), {} tours, from {}:\n",
+        s.options.heuristic,
+        kind(s),
+        if s.every_square {
+            format!("every one of the {} squares", t.starts)
+        } else {
+            format!(
+                "{} start squares drawn at random (seed {})",
+                t.starts, s.options.seed
+            )
+        }
+    );
+    if s.every_square && b.cols <= PICTURE_MAX_COLS {
+        // the widest cell: a walk's length, at most the number of squares
+        out += &framed(b, b.squares().to_string().len(), |r, c| {
+            let e = &s.starts[b.index(Square::new(r, c)) as usize];
+            match (e.closed, e.complete) {
+                (true, _) => "C".to_string(),
+                (false, true) => "T".to_string(),
+                _ => e.length.to_string(),
+            }
+        });
+        out += "T = a complete open tour, C = a closed tour, a number = the squares reached before the walk stuck";
+        if s.options.heuristic == Heuristic::Naive {
+            out += " (backtracking: the longest path held when it stopped)";
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "found: {} {} tour{} from {} starts ({:.1} %); complete: {}, closed: {}",
+        t.found,
+        kind(s),
+        if t.found == 1 { "" } else { "s" },
+        t.starts,
+        percent(t.found, t.starts),
+        t.complete,
+        t.closed
+    );
+    let _ = writeln!(
+        out,
+        "distinct tours: {} as directed {}, {} up to reversal and symmetry",
+        t.distinct,
+        if s.options.closed { "cycles" } else { "paths" },
+        t.distinct_up_to_symmetry
+    );
+    if s.options.heuristic == Heuristic::Naive {
+        let count = |stop| s.starts.iter().filter(|e| e.stop == stop).count();
+        let _ = writeln!(
+            out,
+            "backtracking: {} proved no tour from their start, {} ran out of the budget of {} nodes",
+            count(Stop::Exhausted),
+            count(Stop::Budget),
+            s.options.budget
+        );
+    }
+    let _ = writeln!(out, "nodes: {}; time: {:.3} s", t.nodes, s.seconds);
+    out
+}
+
+/// One table comparing surveys of the same board by different heuristics.
+#[must_use]
+pub fn table(surveys: &[Survey]) -> String {
+    let Some(first) = surveys.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "{} {} tours from {} start squares:\n",
+        first.board,
+        kind(first),
+        first.totals.starts
+    );
+    let _ = writeln!(
+        out,
+        "{:<14} {:>9} {:>7} {:>7} {:>9} {:>10} {:>14} {:>9}",
+        "heuristic", "found", "rate", "closed", "distinct", "up to sym", "nodes", "seconds"
+    );
+    for s in surveys {
+        let t = &s.totals;
+        let _ = writeln!(
+            out,
+            "{:<14} {:>9} {:>6.1}% {:>7} {:>9} {:>10} {:>14} {:>9.3}",
+            s.options.heuristic.name(),
+            format!("{}/{}", t.found, t.starts),
+            percent(t.found, t.starts),
+            t.closed,
+            t.distinct,
+            t.distinct_up_to_symmetry,
+            t.nodes,
+            s.seconds
+        );
+    }
+    out
+}
+
+/// CSV rows, one per start square of each survey, with a header.
+#[must_use]
+pub fn csv(surveys: &[Survey]) -> String {
+    let mut out = String::from("heuristic,square,row,col,complete,closed,length,nodes,stop\n");
+    for s in surveys {
+        for e in &s.starts {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{}",
+                s.options.heuristic,
+                s.board.name(e.from),
+                e.from.row,
+                e.from.col,
+                e.complete,
+                e.closed,
+                e.length,
+                e.nodes,
+                e.stop.name()
+            );
+        }
+    }
+    out
+}
+
+/// The JSON object of one survey.
+#[must_use]
+pub fn json(s: &Survey, piece: &Piece) -> Value {
+    let t = &s.totals;
+    json!({
+        "board": s.board.to_string(),
+        "rows": s.board.rows,
+        "cols": s.board.cols,
+        "piece": piece.to_string(),
+        "heuristic": s.options.heuristic.name(),
+        "closed": s.options.closed,
+        "seed": s.options.seed,
+        "budget": s.options.budget,
+        "every_square": s.every_square,
+        "seconds": s.seconds,
+        "starts": s.starts.iter().map(|e| json!({
+            "from": [e.from.row, e.from.col],
+            "square": s.board.name(e.from),
+            "complete": e.complete,
+            "closed": e.closed,
+            "length": e.length,
+            "nodes": e.nodes,
+            "stop": e.stop.name(),
+        })).collect::<Vec<Value>>(),
+        "totals": {
+            "starts": t.starts,
+            "complete": t.complete,
+            "closed": t.closed,
+            "found": t.found,
+            "distinct": t.distinct,
+            "distinct_up_to_symmetry": t.distinct_up_to_symmetry,
+            "nodes": t.nodes,
+        },
+    })
+}
+
+/// The JSON object of several surveys of one board.
+#[must_use]
+pub fn json_all(surveys: &[Survey], piece: &Piece) -> Value {
+    json!({
+        "board": surveys.first().map(|s| s.board.to_string()),
+        "surveys": surveys.iter().map(|s| json(s, piece)).collect::<Vec<Value>>(),
+    })
+}
