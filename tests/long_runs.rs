@@ -481,3 +481,181 @@ fn closed_6x8_survives_kill_9() {
     }
     assert_eq!(finish(&args)["undirected"], CLOSED_6X8);
 }
+
+// The frontier engine: its checkpoint is the state table after a whole layer, written atomically.
+
+/// The `phase` and `done` lines of a frontier checkpoint (None while it does not exist or is
+/// being replaced).
+fn frontier_mark(path: &Path) -> Option<(String, usize)> {
+    let bytes = fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(600)]).into_owned();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+    };
+    Some((field("phase ")?, field("done ")?.parse().ok()?))
+}
+
+/// The phases of a frontier count in their order.
+fn phase_rank(phase: &str) -> usize {
+    ["sweep", "forward", "crossing", "join"]
+        .iter()
+        .position(|p| *p == phase)
+        .unwrap_or_else(|| panic!("unknown phase {phase}"))
+}
+
+/// Waits until the frontier checkpoint at `path` is past `after`; the mark, or None if the child
+/// exited first.
+fn wait_for_mark(
+    child: &mut Child,
+    path: &Path,
+    after: Option<&(String, usize)>,
+) -> Option<(String, usize)> {
+    let t0 = Instant::now();
+    let rank = |m: &(String, usize)| (phase_rank(&m.0), m.1);
+    while t0.elapsed() < Duration::from_secs(120) {
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+        if let Some(m) = frontier_mark(path) {
+            if after.is_none_or(|a| rank(&m) > rank(a)) {
+                return Some(m);
+            }
+        }
+        sleep(Duration::from_millis(2));
+    }
+    panic!("no frontier progress in 120 s");
+}
+
+#[test]
+fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("frontier.ckpt");
+    let args = [
+        "count",
+        "6x6",
+        "--engine",
+        "frontier",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    // kill -9 each process as soon as it has saved a layer past the last one seen: every restart
+    // must go on from the file (a restart from scratch would save an earlier layer first)
+    let mut last: Option<(String, usize)> = None;
+    let mut kills = 0;
+    for _ in 0..4 {
+        let mut child = spawn(&args);
+        let mark = wait_for_mark(&mut child, &ck, last.as_ref());
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let Some(mark) = mark else { break };
+        kills += 1;
+        // the file the killed process left is whole and at least as far as the mark
+        let now = frontier_mark(&ck).expect("a whole checkpoint after kill -9");
+        assert!(
+            (phase_rank(&now.0), now.1) >= (phase_rank(&mark.0), mark.1),
+            "{now:?} < {mark:?}"
+        );
+        last = Some(now);
+    }
+    assert!(kills >= 2, "the count ran too fast to be killed mid-way");
+    let v = finish(&args);
+    assert_eq!(v["directed"], OPEN_6X6);
+    assert_eq!(v["engine"], "frontier");
+    assert_eq!(v["complete"], true);
+}
+
+#[test]
+fn frontier_sigterm_saves_exits_130_then_resume_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("frontier.ckpt");
+    let args = [
+        "count",
+        "6x6",
+        "--engine",
+        "frontier",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    let mut child = spawn(&args);
+    let mark = wait_for_mark(&mut child, &ck, None).expect("finished before the signal");
+    signal(&child, "-TERM");
+    let out = child.wait_with_output().unwrap();
+    if out.status.code() == Some(0) {
+        // finished between the mark and the signal: the count must still be right
+        assert!(String::from_utf8_lossy(&out.stdout).contains("6,637,920"));
+    } else {
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("resume with:") && stderr.contains("--checkpoint"),
+            "{stderr}"
+        );
+        let saved = frontier_mark(&ck).expect("a checkpoint after SIGTERM");
+        assert!((phase_rank(&saved.0), saved.1) >= (phase_rank(&mark.0), mark.1));
+    }
+    assert_eq!(finish(&args)["directed"], OPEN_6X6);
+}
+
+#[test]
+fn frontier_checkpoints_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("frontier.ckpt");
+    let args = |board: &'static str| {
+        vec![
+            "count".to_string(),
+            board.to_string(),
+            "--engine".into(),
+            "frontier".into(),
+            "--checkpoint".into(),
+            path_str(&ck).to_string(),
+        ]
+    };
+    let mut child = knights()
+        .args(args("6x6"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    if wait_for_mark(&mut child, &ck, None).is_none() {
+        panic!("finished before a checkpoint was seen");
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let good = fs::read(&ck).unwrap();
+    let refused = |bytes: &[u8], board: &'static str, want: &str| {
+        fs::write(&ck, bytes).unwrap();
+        let out = knights().args(args(board)).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{want}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(want) && err.contains("frontier.ckpt"), "{err}");
+    };
+    // another board's run, a flipped bit in the tables, a file cut short
+    refused(&good, "5x6", "board");
+    let mut flipped = good.clone();
+    let at = good.len() - 9;
+    flipped[at] ^= 0x10;
+    refused(&flipped, "6x6", "damaged");
+    refused(&good[..good.len() / 2], "6x6", "damaged");
+    // a DFS checkpoint is not a frontier one
+    let dfs = dir.path().join("dfs.ckpt");
+    finish(&["count", "5x5", "--engine", "dfs", "--checkpoint", path_str(&dfs)]);
+    fs::copy(&dfs, &ck).unwrap();
+    let out = knights().args(args("5x5")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // and the good file still resumes to the exact count
+    fs::write(&ck, &good).unwrap();
+    let v = finish(&args("6x6").iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(v["directed"], OPEN_6X6);
+}

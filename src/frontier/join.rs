@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use super::state::{FREE, Key, SAT, TERM};
+use super::state::{FREE, Key, SAT, TERM, permuted};
 use super::sweep::big;
 use super::table::Layer;
 
@@ -108,16 +108,60 @@ pub(crate) struct RightIndex {
 }
 
 impl RightIndex {
-    /// Indexes `layer`, whose boundary squares are `boundary`.
-    pub(crate) fn new<K: Key>(layer: &Layer<K>, boundary: &Boundary) -> RightIndex {
-        let limbs = layer.limbs();
-        let mut rows: Vec<(u64, Right, &[u64])> = layer
-            .iter()
-            .map(|(k, c)| {
-                let (mates, term) = boundary.links(k);
-                (boundary.offers(k), Right { mates, term }, c)
+    /// Indexes the right half's table `right` as the crossing sees it: each state with its slots
+    /// renamed by `remap`, and its mirror image (`mirror`) beside it where that differs, the
+    /// two sharing the merged count half and half. `m` slots hold the boundary.
+    ///
+    /// The parts are read in parallel into rows sorted by class; a table of many millions of
+    /// states is indexed in a fraction of the time its walk took.
+    pub(crate) fn new<K: Key>(
+        right: &Layer<K>,
+        mirror: &[u8],
+        remap: &[u8],
+        m: u32,
+        boundary: &Boundary,
+    ) -> RightIndex {
+        let limbs = right.limbs();
+        // per part: (class, state, row) and the rows' counts
+        let parts: Vec<(Vec<(u64, Right, usize)>, Vec<u64>)> = (0..right.part_count())
+            .into_par_iter()
+            .map(|p| {
+                let (mut rows, mut counts) = (Vec::new(), Vec::new());
+                let mut row = |k: K, c: &[u64], rows: &mut Vec<(u64, Right, usize)>| {
+                    let k = permuted(k, remap, m);
+                    let (mates, term) = boundary.links(k);
+                    rows.push((boundary.offers(k), Right { mates, term }, rows.len()));
+                    counts.extend_from_slice(c);
+                };
+                let mut half = vec![0u64; limbs];
+                for (k, c) in right.part(p) {
+                    debug_assert!((m..K::SLOTS).all(|s| k.get(s) == FREE));
+                    let image = permuted(k, mirror, m);
+                    if image == k {
+                        row(k, c, &mut rows);
+                    } else {
+                        // the merged count is twice each one's: halve it
+                        let mut carry = 0;
+                        for (hl, &l) in half.iter_mut().zip(c).rev() {
+                            *hl = (l >> 1) | (carry << 63);
+                            carry = l & 1;
+                        }
+                        debug_assert_eq!(carry, 0, "a merged count is even");
+                        row(k, &half, &mut rows);
+                        row(image, &half, &mut rows);
+                    }
+                }
+                (rows, counts)
             })
             .collect();
+        let mut offset = 0;
+        let mut rows = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+        let mut all = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+        for (r, c) in parts {
+            rows.extend(r.into_iter().map(|(class, st, i)| (class, st, offset + i)));
+            offset += c.len() / limbs;
+            all.extend(c);
+        }
         rows.par_sort_unstable_by_key(|r| r.0);
         let mut classes = FxHashMap::default();
         let mut start = 0;
@@ -127,32 +171,17 @@ impl RightIndex {
                 start = i;
             }
         }
-        let states = rows.iter().map(|r| r.1).collect();
-        let counts = rows.iter().flat_map(|r| r.2.iter().copied()).collect();
+        let states = rows.par_iter().map(|r| r.1).collect();
+        let counts = rows
+            .par_iter()
+            .flat_map_iter(|r| all[r.2 * limbs..(r.2 + 1) * limbs].iter().copied())
+            .collect();
         RightIndex {
             classes,
             states,
             counts,
             limbs,
         }
-    }
-
-    /// For each crossing step `i` (boundary squares `0..=i` walked, square `j` in slot `i - j`),
-    /// what the classes ask of those squares in the form of [`needs`]: a crossing state whose
-    /// needs are in none cannot be joined.
-    pub(crate) fn prefixes<K: Key>(&self, squares: usize) -> Vec<FxHashSet<K>> {
-        (0..squares)
-            .map(|i| {
-                self.classes
-                    .keys()
-                    .map(|c| {
-                        (0..=i).fold(K::ZERO, |p, j| {
-                            p.set((i - j) as u32, ((c >> (2 * j)) & 3) as u8)
-                        })
-                    })
-                    .collect()
-            })
-            .collect()
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -166,13 +195,38 @@ impl RightIndex {
     }
 }
 
-/// What every slot of `k` among `within` (a nibble mask) needs from the right, one nibble each:
-/// 2 for a square with no edge, 0 for a full one, 1 for an end.
-#[inline]
-pub(crate) fn needs<K: Key>(k: K, within: K) -> K {
-    let free = k.eq_mask(FREE).and(within);
-    let ends = within.without(free).without(k.eq_mask(SAT));
-    ends.or(free.shl(1))
+/// For each crossing step `i` (boundary squares `0..=i` walked, square `j` in slot `i - j`),
+/// which needs of those squares some class of the right half meets: a crossing state whose
+/// needs are in none cannot be joined. One bit per need pattern, read as a number in base 3
+/// (what square `j` needs is digit `j`), so the test is a few nibble reads and one bit.
+pub(crate) struct Prefixes {
+    bits: Vec<Vec<u64>>,
+}
+
+impl Prefixes {
+    /// The prefixes of `index`'s classes over `squares` boundary squares.
+    pub(crate) fn new(index: &RightIndex, squares: usize) -> Prefixes {
+        let mut bits: Vec<Vec<u64>> = (0..squares)
+            .map(|i| vec![0u64; 3usize.pow(i as u32 + 1).div_ceil(64)])
+            .collect();
+        for &c in index.classes.keys() {
+            let (mut t, mut pow) = (0usize, 1usize);
+            for (j, b) in bits.iter_mut().enumerate() {
+                t += ((c >> (2 * j)) & 3) as usize * pow;
+                pow *= 3;
+                b[t / 64] |= 1 << (t % 64);
+            }
+        }
+        Prefixes { bits }
+    }
+
+    /// Whether a crossing state `k` after step `i` asks what some class offers.
+    #[inline]
+    pub(crate) fn admits<K: Key>(&self, i: usize, k: K) -> bool {
+        // square j is in slot i - j: read the slots from 0, the highest digit first
+        let t = (0..=i as u32).fold(0usize, |t, s| t * 3 + need(k.get(s)) as usize);
+        self.bits[i][t / 64] >> (t % 64) & 1 != 0
+    }
 }
 
 /// Whether the pieces of a left state (`lm`, `lt`) and a right state (`rm`, `rt`) on the

@@ -244,7 +244,7 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                 .max()
                 .unwrap_or(1);
             let column_end = t % walk.w == walk.w - 1;
-            let mirror = (rules.mirror && column_end && rules.cut.is_none()).then(|| {
+            let mirror = (rules.mirror && column_end).then(|| {
                 (0..window)
                     .map(|s| {
                         if s > t || !live(t - s) {

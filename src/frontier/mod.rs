@@ -35,10 +35,10 @@ use crate::count::{Count, CountSpec, Engine, Peak};
 use crate::error::Error;
 use crate::piece::Piece;
 
-use join::{Boundary, MAX_BOUNDARY, RightIndex};
+use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
 use layout::{Rules, Step, Walk};
 use snapshot::{RunName, Snapshot};
-use state::{FREE, Key, permuted};
+use state::Key;
 use sweep::Sweep;
 use table::{Layer, Stopped};
 
@@ -243,6 +243,10 @@ struct Run<'a, K: Key> {
     total: usize,
     /// A count settled before any walk (a path from a square to itself, non-adjacent ends).
     settled: Option<(BigUint, &'static str)>,
+    /// Whether the reach check is still to come (see [`Run::check_reach`]).
+    probe: bool,
+    /// The forward walk's layer sizes at column ends: `(columns, states)`.
+    sizes: Vec<(u32, u64)>,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -352,6 +356,7 @@ impl<'a, K: Key> Run<'a, K> {
                 peak_bytes: 0,
                 peak_states: 0,
                 spare: None,
+                growth: 1.0,
             },
             saver: Saver {
                 path: job.checkpoint.as_deref(),
@@ -362,6 +367,8 @@ impl<'a, K: Key> Run<'a, K> {
             t0: Instant::now(),
             total,
             settled,
+            probe: false,
+            sizes: Vec::new(),
             _key: std::marker::PhantomData,
         })
     }
@@ -370,29 +377,7 @@ impl<'a, K: Key> Run<'a, K> {
         if let Some((n, why)) = self.settled.take() {
             return Ok(self.outcome(Some(n), why.to_string(), 0));
         }
-        if !self.job.force && self.job.checkpoint.as_deref().is_none_or(|p| !p.exists()) {
-            let r = self.reach();
-            self.sweep.peak_bytes = 0;
-            self.sweep.peak_states = 0;
-            if r.bytes > self.job.max_memory as f64 || r.seconds > crate::count::REACH_SECONDS {
-                return Err(Error::Invalid(format!(
-                    "counting these tours on {} with the frontier engine is out of reach: its largest layer is estimated at {:.1e} states, about {} of tables and {} (the memory bound is {}, set with --max-memory); --force starts it anyway (it stops when the tables pass the bound); `knights estimate` gives an estimate of the count",
-                    self.job.board,
-                    r.states,
-                    human_bytes(r.bytes as u64),
-                    crate::count::human_duration(r.seconds),
-                    human_bytes(self.job.max_memory)
-                ))
-                .into());
-            }
-            if r.seconds > 60.0 {
-                self.obs.info(&format!(
-                    "this count may take about {} and {} of memory (a rough estimate)",
-                    crate::count::human_duration(r.seconds),
-                    human_bytes(r.bytes as u64)
-                ));
-            }
-        }
+        self.probe = !self.job.force && self.job.checkpoint.as_deref().is_none_or(|p| !p.exists());
         let resume = match self.job.checkpoint.as_deref() {
             Some(p) => snapshot::load::<K>(p, &self.name)?,
             None => None,
@@ -429,6 +414,11 @@ impl<'a, K: Key> Run<'a, K> {
     /// See [`reach`].
     fn reach(&mut self) -> Reach {
         let sizes = self.profile(PROBE_STATES);
+        self.estimate(&sizes)
+    }
+
+    /// The estimate of [`reach`] from the forward walk's column sizes `sizes`.
+    fn estimate(&self, sizes: &[(u32, u64)]) -> Reach {
         let (w, len) = (self.walk.w, self.walk.len);
         let known = |c: u32| sizes.iter().find(|s| s.0 == c).map(|s| s.1 as f64);
         // column sizes: measured, then each growth ratio the square root of the last, with no
@@ -464,6 +454,46 @@ impl<'a, K: Key> Run<'a, K> {
         }
     }
 
+    /// The reach check, on the count's own forward walk (no separate probe): once a layer passes
+    /// [`PROBE_STATES`] states, or at the end of the walk, the column sizes so far give the
+    /// estimate of [`reach`]; a count far out of reach stops there with the estimate, unless
+    /// `--force`.
+    fn check_reach(&mut self, square: usize, layer: &Layer<K>, end: bool) -> Result<(), RunError> {
+        let w = self.walk.w as usize;
+        if (square + 1) % w == 0 {
+            self.sizes.push(((square + 1) as u32 / w as u32, layer.len()));
+        }
+        if !self.probe || !(end || layer.len() > PROBE_STATES) {
+            return Ok(());
+        }
+        self.probe = false;
+        let mut sizes = self.sizes.clone();
+        if layer.len() > PROBE_STATES && (square + 1) % w != 0 {
+            // a column cut short: its states so far are a lower bound on the column's
+            sizes.push(((square / w + 1) as u32, layer.len()));
+        }
+        let r = self.estimate(&sizes);
+        if r.bytes > self.job.max_memory as f64 || r.seconds > crate::count::REACH_SECONDS {
+            return Err(Error::Invalid(format!(
+                "counting these tours on {} with the frontier engine is out of reach: its largest layer is estimated at {:.1e} states, about {} of tables and {} (the memory bound is {}, set with --max-memory); --force starts it anyway (it stops when the tables pass the bound); `knights estimate` gives an estimate of the count",
+                self.job.board,
+                r.states,
+                human_bytes(r.bytes as u64),
+                crate::count::human_duration(r.seconds),
+                human_bytes(self.job.max_memory)
+            ))
+            .into());
+        }
+        if r.seconds > 60.0 {
+            self.obs.info(&format!(
+                "this count may take about {} and {} of memory (a rough estimate)",
+                crate::count::human_duration(r.seconds),
+                human_bytes(r.bytes as u64)
+            ));
+        }
+        Ok(())
+    }
+
     fn progress(&self, done: usize, layer: &Layer<K>, phase: &'static str) {
         self.obs.layer(&LayerProgress {
             done,
@@ -497,6 +527,17 @@ impl<'a, K: Key> Run<'a, K> {
                     self.sweep.peak_states = self.sweep.peak_states.max(layer.len());
                     self.saver.saved = false;
                     self.progress(base + i + 1, &layer, phase);
+                    if phase != "crossing" {
+                        self.check_reach(i, &layer, i + 1 == steps.len())?;
+                    }
+                    if std::env::var_os("KNIGHTS_TRACE").is_some() {
+                        eprintln!(
+                            "trace {phase} {} states {} t {:.2}",
+                            base + i + 1,
+                            layer.len(),
+                            self.t0.elapsed().as_secs_f64()
+                        );
+                    }
                     if self.saver.due() && i + 1 < steps.len() {
                         self.saver
                             .save(&self.name, phase, i + 1, &with_current(extra, &layer))?;
@@ -625,20 +666,16 @@ impl<'a, K: Key> Run<'a, K> {
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
-        let index = RightIndex::new(&self.right_half(&right, cut), &boundary);
+        let index = self.right_index(&right, cut, &boundary);
         let index_bytes = index.bytes();
         let base = lsq.max(rsq);
         let mut crossing = current.take().ok_or_else(|| self.foreign_phase())?;
         if phase == "crossing" {
             let mut rules = self.rules.clone();
             rules.cut = Some(lsq as u32);
-            rules.mirror = false;
             let steps = layout::steps::<K>(&self.walk, &rules, lsq as u32, cross_end as u32);
-            let prefixes = index.prefixes::<K>(cross_steps);
-            let within: Vec<K> = (0..cross_steps as u32)
-                .map(|i| (0..=i).fold(K::ZERO, |m, s| m.or(K::bit(s))))
-                .collect();
-            let keep = |i: usize, k: K| prefixes[i].contains(&join::needs(k, within[i]));
+            let prefixes = Prefixes::new(&index, cross_steps);
+            let keep = |i: usize, k: K| prefixes.admits(i, k);
             self.progress(base + done, &crossing, "crossing");
             self.sweep.limit = self.job.max_memory.saturating_sub(index_bytes);
             let extra = [("right", &right)];
@@ -679,52 +716,21 @@ impl<'a, K: Key> Run<'a, K> {
         Ok(self.outcome(Some(sum), how, self.total))
     }
 
-    /// The right half's table as the left half's crossing sees it: mirror images expanded (a
-    /// state and its image share the merged count), and the slots renumbered to the crossing's.
-    fn right_half(&self, right: &Layer<K>, cut: Cut) -> Layer<K> {
-        let (w, h) = (self.walk.w, cut.cross);
-        let m = (w * h) as usize;
+    /// The right half's table indexed as the left half's crossing sees it: mirror images
+    /// expanded (a state and its image share the merged count), and the slots renumbered to the
+    /// crossing's.
+    fn right_index(&self, right: &Layer<K>, cut: Cut, boundary: &Boundary) -> RightIndex {
+        let (w, h) = (self.walk.w as usize, cut.cross as usize);
+        let m = w * h;
         let window = K::SLOTS as usize;
         let mirror: Vec<u8> = (0..window)
-            .map(|s| {
-                if s < m {
-                    ((s / w as usize) * w as usize + (w as usize - 1 - s % w as usize)) as u8
-                } else {
-                    s as u8
-                }
-            })
+            .map(|s| if s < m { (s / w) * w + (w - 1 - s % w) } else { s } as u8)
             .collect();
         // right slot q*w + r is the square (cut.left + q, w - 1 - r): crossing slot (h-1-q)*w + r
         let remap: Vec<u8> = (0..window)
-            .map(|s| {
-                if s < m {
-                    let (q, r) = (s / w as usize, s % w as usize);
-                    ((h as usize - 1 - q) * w as usize + r) as u8
-                } else {
-                    s as u8
-                }
-            })
+            .map(|s| if s < m { (h - 1 - s / w) * w + s % w } else { s } as u8)
             .collect();
-        let mut out = Layer::empty(right.limbs());
-        let mut half = vec![0u64; right.limbs()];
-        for (k, c) in right.iter() {
-            debug_assert!((m as u32..K::SLOTS).all(|s| k.get(s) == FREE));
-            let image = permuted(k, &mirror, m as u32);
-            if image == k {
-                out.insert(permuted(k, &remap, m as u32), c);
-            } else {
-                // the merged count is twice each one's: halve it
-                let mut carry = 0;
-                for (hl, &l) in half.iter_mut().zip(c).rev() {
-                    *hl = (l >> 1) | (carry << 63);
-                    carry = l & 1;
-                }
-                debug_assert_eq!(carry, 0, "a merged count is even");
-                out.insert(permuted(k, &remap, m as u32), &half);
-                out.insert(permuted(image, &remap, m as u32), &half);
-            }
-        }
-        out
+        RightIndex::new(right, &mirror, &remap, m as u32, boundary)
     }
 
     fn foreign_phase(&self) -> RunError {

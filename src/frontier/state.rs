@@ -54,8 +54,6 @@ pub(crate) trait Key:
     fn and(self, other: Self) -> Self;
     #[must_use]
     fn or(self, other: Self) -> Self;
-    #[must_use]
-    fn shl(self, bits: u32) -> Self;
     /// `self - 1` (wrapping): with `and`, clears the lowest bit.
     #[must_use]
     fn minus_one(self) -> Self;
@@ -120,11 +118,6 @@ macro_rules! nibble_key {
             #[inline]
             fn or(self, other: Self) -> Self {
                 self | other
-            }
-
-            #[inline]
-            fn shl(self, bits: u32) -> Self {
-                self << bits
             }
 
             #[inline]

@@ -24,6 +24,8 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) peak_states: u64,
     /// A layer no longer needed, whose memory the next layer reuses.
     pub(crate) spare: Option<Layer<K>>,
+    /// The last step's growth (states after over states before), for sizing the next table.
+    pub(crate) growth: f64,
 }
 
 /// A number from little-endian 64-bit words.
@@ -65,8 +67,11 @@ impl<K: Key> Sweep<'_, K> {
         step: &Step<K>,
         keep: &(impl Fn(K) -> bool + Sync),
     ) -> Result<(Layer<K>, BigUint), Stopped> {
+        // a table sized for the layer to come, guessed from the last step's growth, rarely has
+        // to grow (growing rehashes a partition into fresh memory)
+        let expect = (layer.len() as f64 * self.growth.clamp(1.0, 4.0)) as u64;
         let builder: Builder<K> = Builder::new(
-            layer.len(),
+            expect,
             layer.limbs(),
             layer.bytes(),
             self.limit,
@@ -105,6 +110,7 @@ impl<K: Key> Sweep<'_, K> {
             return Err(Stopped::Interrupted);
         }
         let next = builder.finish()?;
+        self.growth = next.len() as f64 / layer.len().max(1) as f64;
         Ok((next, tours.into_inner().expect("the workers are done")))
     }
 }

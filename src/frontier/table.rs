@@ -284,12 +284,11 @@ impl<K: Key> Builder<K> {
         limit: u64,
         spare: Option<Layer<K>>,
     ) -> Builder<K> {
-        // room for a layer a few times larger: layers grow step by step
+        // partitions for a layer a few times larger (layers grow step by step), each sized for
+        // its share of `expect` at most 3/4 full, with a margin for the spread of the hash
         let bits = part_bits(expect * 4);
-        let per = (expect as usize >> bits) * 4 / 3 + 1;
-        let mut spare = spare
-            .filter(|l| l.bits == bits)
-            .map(|l| l.parts.into_iter());
+        let per = (expect as usize >> bits) * 3 / 2 + 1;
+        let mut spare = spare.map(|l| l.parts.into_iter());
         let parts: Vec<Mutex<Part<K>>> = (0..1usize << bits)
             .map(|_| {
                 let old = spare.as_mut().and_then(Iterator::next);
