@@ -650,7 +650,14 @@ fn frontier_checkpoints_are_checked() {
     refused(&good[..good.len() / 2], "6x6", "damaged");
     // a DFS checkpoint is not a frontier one
     let dfs = dir.path().join("dfs.ckpt");
-    finish(&["count", "5x5", "--engine", "dfs", "--checkpoint", path_str(&dfs)]);
+    finish(&[
+        "count",
+        "5x5",
+        "--engine",
+        "dfs",
+        "--checkpoint",
+        path_str(&dfs),
+    ]);
     fs::copy(&dfs, &ck).unwrap();
     let out = knights().args(args("5x5")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

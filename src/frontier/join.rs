@@ -99,7 +99,14 @@ struct Right {
     term: u32,
 }
 
-/// The right half's states grouped by class.
+/// The group of right states a class and a number of terminal-bound squares make: the join
+/// pairs a left state only with right states whose terminals complete its own to two.
+#[inline]
+fn group(class: u64, terminals: u32) -> u64 {
+    class << 2 | u64::from(terminals.min(3))
+}
+
+/// The right half's states grouped by class and terminals (see [`group`]).
 pub(crate) struct RightIndex {
     classes: FxHashMap<u64, (usize, usize)>,
     states: Vec<Right>,
@@ -130,7 +137,8 @@ impl RightIndex {
                 let mut row = |k: K, c: &[u64], rows: &mut Vec<(u64, Right, usize)>| {
                     let k = permuted(k, remap, m);
                     let (mates, term) = boundary.links(k);
-                    rows.push((boundary.offers(k), Right { mates, term }, rows.len()));
+                    let key = group(boundary.offers(k), term.count_ones());
+                    rows.push((key, Right { mates, term }, rows.len()));
                     counts.extend_from_slice(c);
                 };
                 let mut half = vec![0u64; limbs];
@@ -209,7 +217,8 @@ impl Prefixes {
         let mut bits: Vec<Vec<u64>> = (0..squares)
             .map(|i| vec![0u64; 3usize.pow(i as u32 + 1).div_ceil(64)])
             .collect();
-        for &c in index.classes.keys() {
+        for &key in index.classes.keys() {
+            let c = key >> 2;
             let (mut t, mut pow) = (0usize, 1usize);
             for (j, b) in bits.iter_mut().enumerate() {
                 t += ((c >> (2 * j)) & 3) as usize * pow;
@@ -294,10 +303,15 @@ pub(crate) fn join<K: Key>(
         let mut small: u128 = 0;
         let mut big_sum = BigUint::ZERO;
         for (k, c) in left.part(p) {
-            let Some(&(a, b)) = right.classes.get(&boundary.asks(k, m)) else {
+            let (lm, lt) = boundary.links(k);
+            // closed: no terminals on either side; open: two in all
+            let want: u32 = if closed { 0 } else { 2 };
+            let Some(rt) = want.checked_sub(lt.count_ones()) else {
                 continue;
             };
-            let (lm, lt) = boundary.links(k);
+            let Some(&(a, b)) = right.classes.get(&group(boundary.asks(k, m), rt)) else {
+                continue;
+            };
             let ends = boundary
                 .slots
                 .iter()

@@ -461,7 +461,8 @@ impl<'a, K: Key> Run<'a, K> {
     fn check_reach(&mut self, square: usize, layer: &Layer<K>, end: bool) -> Result<(), RunError> {
         let w = self.walk.w as usize;
         if (square + 1) % w == 0 {
-            self.sizes.push(((square + 1) as u32 / w as u32, layer.len()));
+            self.sizes
+                .push(((square + 1) as u32 / w as u32, layer.len()));
         }
         if !self.probe || !(end || layer.len() > PROBE_STATES) {
             return Ok(());
