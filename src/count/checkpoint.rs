@@ -659,9 +659,10 @@ impl CheckpointLock {
         let mut name = checkpoint.as_os_str().to_owned();
         name.push(".lock");
         let path = PathBuf::from(name);
+        // errors name the checkpoint the user gave; the action names the lock file's part
         let io = |action, source| CheckpointError::Io {
             action,
-            path: path.clone(),
+            path: checkpoint.into(),
             source,
         };
         loop {
