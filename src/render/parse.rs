@@ -144,7 +144,8 @@ pub fn parse_tour(text: &str, board: Option<Board>) -> Result<ParsedTour, ParseE
             length: None,
             ends: None,
         };
-        if let Some(line) = summary {
+        // another line under the grid (a note of the user's) is no claim, as before
+        if let Some(line) = summary.filter(|l| l.contains(" tour of ")) {
             read_summary(line, &mut parsed)?;
         }
         parsed
@@ -464,5 +465,11 @@ mod tests {
             with("open tour of 4x4 by the knight from a1 to d3, verified"),
             Err(ParseError::Format(_))
         ));
+        assert!(matches!(
+            with("open tour of 3x4 by the knight, verified"),
+            Err(ParseError::Format(_))
+        ));
+        let note = with("found on Tuesday").unwrap();
+        assert_eq!((note.piece, note.closed_claim), (None, None));
     }
 }
