@@ -41,18 +41,19 @@ pub(crate) enum Command {
 /// Options every subcommand shares: the piece.
 #[derive(Debug, Args)]
 pub(crate) struct PieceArg {
-    /// The piece: knight, camel, zebra, giraffe, any leaper A,B, or a union such as 3,0+2,2.
-    #[arg(long, short = 'p', default_value = "knight", value_parser = parse_piece)]
+    /// The piece: knight, camel, zebra, giraffe, any leaper A,B (steps 0 <= A,B <= 64, not both
+    /// 0), or a union such as 3,0+2,2.
+    #[arg(long, short = 'p', default_value = "knight", value_parser = parse_piece, allow_hyphen_values = true)]
     pub(crate) piece: Piece,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct TourArgs {
     /// The board, ROWSxCOLS (e.g. 8x8, 3x10, 100x100).
-    #[arg(value_parser = parse_board)]
+    #[arg(value_parser = parse_board, allow_hyphen_values = true)]
     pub(crate) board: Board,
     /// Start square: algebraic (a1, aa10) or COL,RANK (1-based). Default a1.
-    #[arg(long, short = 'f', value_parser = parse_square)]
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
     pub(crate) from: Option<Square>,
     /// Find a closed tour (the last square is one move from the first).
     #[arg(long, short = 'c')]
@@ -60,7 +61,7 @@ pub(crate) struct TourArgs {
     #[command(flatten)]
     pub(crate) piece: PieceArg,
     /// Seed for the randomised tie-breaks and restarts; the same seed gives the same tour.
-    #[arg(long, short = 's', default_value_t = 0)]
+    #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
     pub(crate) seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Grid)]
@@ -77,10 +78,13 @@ pub(crate) struct VerifyArgs {
     #[arg(default_value = "-")]
     pub(crate) file: PathBuf,
     /// The board (needed only for a moves list that does not reach the last rank and file).
-    #[arg(long, short = 'b', value_parser = parse_board)]
+    #[arg(long, short = 'b', value_parser = parse_board, allow_hyphen_values = true)]
     pub(crate) board: Option<Board>,
-    #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    /// The piece to check the moves of: knight, camel, zebra, giraffe, any leaper A,B (steps
+    /// 0 <= A,B <= 64, not both 0), or a union such as 3,0+2,2. Default: the piece the tour
+    /// names (JSON "piece", a grid's summary line), else the knight.
+    #[arg(long, short = 'p', value_parser = parse_piece, allow_hyphen_values = true)]
+    pub(crate) piece: Option<Piece>,
     /// Require a closed tour.
     #[arg(long, short = 'c')]
     pub(crate) closed: bool,
@@ -103,21 +107,21 @@ pub(crate) enum EngineArg {
 pub(crate) struct CountArgs {
     /// The board, ROWSxCOLS (e.g. 6x6, 7x7, 3x100): up to 64 squares for the dfs engine, any
     /// length with a short side up to about 8 for the frontier engine.
-    #[arg(value_parser = parse_board)]
+    #[arg(value_parser = parse_board, allow_hyphen_values = true)]
     pub(crate) board: Board,
     /// Count closed tours (undirected cycles) instead of open ones.
     #[arg(long, short = 'c')]
     pub(crate) closed: bool,
     /// Only tours starting on this square.
-    #[arg(long, short = 'f', value_parser = parse_square)]
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
     pub(crate) from: Option<Square>,
     /// Only tours ending on this square.
-    #[arg(long, short = 't', value_parser = parse_square)]
+    #[arg(long, short = 't', value_parser = parse_square, allow_hyphen_values = true)]
     pub(crate) to: Option<Square>,
     #[command(flatten)]
     pub(crate) piece: PieceArg,
-    /// Worker threads (default: every core).
-    #[arg(long, short = 'j', value_parser = parse_threads)]
+    /// Worker threads (default: every core; at most 4 per core, or 64 where that is more).
+    #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
     pub(crate) threads: Option<NonZeroUsize>,
     /// Which counter runs.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
@@ -140,7 +144,7 @@ pub(crate) struct CountArgs {
     pub(crate) checkpoint: Option<PathBuf>,
     /// Count only shard K of N: the work units whose number is K modulo N (0 <= K < N). Put the
     /// shards' checkpoints together with `knights merge`.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = parse_shard, allow_hyphen_values = true)]
     pub(crate) shard: Option<Shard>,
     /// Progress on standard error: a bar on a terminal (auto), a bar, a line every few seconds
     /// (plain, for logs), or none.
@@ -152,7 +156,7 @@ pub(crate) struct CountArgs {
     /// The most memory the frontier engine's state tables may take, e.g. 8G, 512M or 2GiB
     /// (default: three quarters of the machine's memory); past it the count stops with the
     /// figure it needed.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
     pub(crate) max_memory: Option<u64>,
 }
 
@@ -182,15 +186,15 @@ pub(crate) struct MergeArgs {
 #[derive(Debug, Args)]
 pub(crate) struct HuntArgs {
     /// The board, ROWSxCOLS.
-    #[arg(value_parser = parse_board, default_value = "8x8")]
+    #[arg(value_parser = parse_board, default_value = "8x8", allow_hyphen_values = true)]
     pub(crate) board: Board,
     /// Start square: algebraic (a8) or COL,RANK (1-based).
-    #[arg(long, short = 'f', value_parser = parse_square)]
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
     pub(crate) from: Square,
     /// The squares to visit, in any order: algebraic squares separated by commas or spaces
     /// (e6,c4,b3), or COL,RANK squares separated by spaces or semicolons ("5,6;3,4"); the option
     /// may be repeated. At most 20.
-    #[arg(long, short = 'v', required = true, value_name = "SQ,SQ,...", value_parser = parse_square_list, action = clap::ArgAction::Append)]
+    #[arg(long, short = 'v', required = true, value_name = "SQ,SQ,...", value_parser = parse_square_list, action = clap::ArgAction::Append, allow_hyphen_values = true)]
     pub(crate) visit: Vec<SquareList>,
     #[command(flatten)]
     pub(crate) piece: PieceArg,
@@ -215,7 +219,7 @@ pub(crate) enum HuntFormat {
 #[derive(Debug, Args)]
 pub(crate) struct SurveyArgs {
     /// The board, ROWSxCOLS.
-    #[arg(value_parser = parse_board)]
+    #[arg(value_parser = parse_board, allow_hyphen_values = true)]
     pub(crate) board: Board,
     /// The heuristic: warnsdorff (fewest onward moves, ties in a fixed move order), random
     /// (ties at random), pohl, roth, squirrel-cull (their tie-breaks), lookahead1, lookahead2
@@ -229,13 +233,13 @@ pub(crate) struct SurveyArgs {
     #[command(flatten)]
     pub(crate) piece: PieceArg,
     /// Seed of the random tie-breaks and of the --starts sample.
-    #[arg(long, short = 's', default_value_t = 0)]
+    #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
     pub(crate) seed: u64,
     /// Survey N start squares drawn at random instead of every square (large boards).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_starts, allow_hyphen_values = true)]
     pub(crate) starts: Option<u64>,
     /// Node budget of the naive backtracking per start square.
-    #[arg(long, value_name = "NODES", default_value_t = knights::survey::DEFAULT_BUDGET)]
+    #[arg(long, value_name = "NODES", default_value_t = knights::survey::DEFAULT_BUDGET, value_parser = parse_budget, allow_hyphen_values = true)]
     pub(crate) budget: u64,
     /// Print one JSON object instead of text.
     #[arg(long, conflicts_with = "csv")]
@@ -248,24 +252,25 @@ pub(crate) struct SurveyArgs {
 #[derive(Debug, Args)]
 pub(crate) struct EstimateArgs {
     /// The board, ROWSxCOLS, of at most 64 squares (e.g. 8x8, 7x9).
-    #[arg(value_parser = parse_board)]
+    #[arg(value_parser = parse_board, allow_hyphen_values = true)]
     pub(crate) board: Board,
     /// Estimate closed tours (undirected cycles) instead of open ones.
     #[arg(long, short = 'c')]
     pub(crate) closed: bool,
     /// Only tours starting on this square.
-    #[arg(long, short = 'f', value_parser = parse_square)]
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
     pub(crate) from: Option<Square>,
     #[command(flatten)]
     pub(crate) piece: PieceArg,
     /// Random probes: more narrow the interval (its width shrinks as 1/sqrt(probes)).
-    #[arg(long, short = 'n', default_value_t = knights::estimate::DEFAULT_PROBES)]
+    #[arg(long, short = 'n', default_value_t = knights::estimate::DEFAULT_PROBES, value_parser = parse_probes, allow_hyphen_values = true)]
     pub(crate) probes: u64,
     /// Seed of the probes' random choices; the same seed gives the same estimate.
-    #[arg(long, short = 's', default_value_t = 0)]
+    #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
     pub(crate) seed: u64,
-    /// Worker threads (default: every core); the estimate does not depend on it.
-    #[arg(long, short = 'j', value_parser = parse_threads)]
+    /// Worker threads (default: every core; at most 4 per core, or 64 where that is more); the
+    /// estimate does not depend on it.
+    #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
     pub(crate) threads: Option<NonZeroUsize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -340,25 +345,67 @@ fn parse_size(s: &str) -> Result<u64, String> {
         "T" => 40,
         _ => {
             return Err(format!(
-                "'{s}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)"
+                "'{}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)",
+                knights::error::clip(s)
             ));
         }
     };
     let x: f64 = num.parse().map_err(|_| {
-        format!("'{s}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)")
+        format!(
+            "'{}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)",
+            knights::error::clip(s)
+        )
     })?;
     let bytes = x * (1u64 << shift) as f64;
     if !(1.0..=1.8e19).contains(&bytes) {
-        return Err(format!("'{s}' is not a usable size (at least 1 byte)"));
+        return Err(format!(
+            "'{}' is not a usable size (at least 1 byte)",
+            knights::error::clip(s)
+        ));
     }
     Ok(bytes as u64)
 }
 
+/// A whole number in `lo..=hi`; the message names the value and the range (`what`: the plural
+/// noun, "seeds").
+fn whole(s: &str, what: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    let allowed = format!("allowed {what}: {lo} to {hi}");
+    let n: i128 = s.trim().parse().map_err(|_| {
+        format!(
+            "'{}' is not a whole number ({allowed})",
+            knights::error::clip(s)
+        )
+    })?;
+    u64::try_from(n)
+        .ok()
+        .filter(|n| (lo..=hi).contains(n))
+        .ok_or_else(|| format!("{n} is out of range ({allowed})"))
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    whole(s, "seeds", 0, u64::MAX)
+}
+
+fn parse_starts(s: &str) -> Result<u64, String> {
+    whole(s, "start squares", 1, u64::MAX)
+}
+
+fn parse_budget(s: &str) -> Result<u64, String> {
+    whole(s, "node budgets", 1, u64::MAX)
+}
+
+fn parse_probes(s: &str) -> Result<u64, String> {
+    whole(s, "probes", 1, knights::estimate::MAX_PROBES)
+}
+
+/// 1 to [`max_threads`](knights::count::driver::max_threads): past it, threads gain nothing and
+/// tens of thousands of them exhaust the memory.
 fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
-    let n: usize = s
-        .parse()
-        .map_err(|_| format!("'{s}' is not a whole number (allowed: 1 or more threads)"))?;
-    NonZeroUsize::new(n).ok_or_else(|| "threads must be at least 1".to_string())
+    let max = knights::count::driver::max_threads();
+    let n = whole(s, "threads", 1, max as u64).map_err(|e| {
+        format!("{e}: past 4 per core (or 64 on a small machine) threads gain nothing")
+    })?;
+    Ok(NonZeroUsize::new(n as usize).expect("at least 1"))
 }
 
 #[cfg(test)]

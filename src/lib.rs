@@ -12,6 +12,7 @@ pub mod graph;
 pub mod hash;
 pub mod heuristics;
 pub mod hunt;
+pub mod input;
 pub mod piece;
 pub mod render;
 pub mod search;

@@ -30,10 +30,14 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            eprintln!("knights: {}", one_line(&e.render().to_string()));
+            eprintln!("knights: {}", clip_line(&one_line(&e.render().to_string())));
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    if let Err(msg) = check_thread_env() {
+        eprintln!("knights: {}", clip_line(&msg));
+        return ExitCode::from(EXIT_USAGE);
+    }
     let result = match cli.command {
         Command::Tour(a) => cmd::tour::run(&a),
         Command::Verify(a) => cmd::verify::run(&a),
@@ -49,9 +53,25 @@ fn main() -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("knights: {e:#}");
+            eprintln!("knights: {}", error_line(&e));
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// Rayon sizes its global pool (every command's default) by `RAYON_NUM_THREADS`: it is held to
+/// the limit of `--threads`.
+fn check_thread_env() -> Result<(), String> {
+    let Some(v) = std::env::var_os("RAYON_NUM_THREADS") else {
+        return Ok(());
+    };
+    let max = knights::count::driver::max_threads();
+    let v = v.to_string_lossy();
+    match v.trim().parse::<usize>() {
+        Ok(n) if n <= max => Ok(()),
+        _ => Err(format!(
+            "RAYON_NUM_THREADS='{v}' is out of range (allowed: 0 for every core, or 1 to {max} threads: past 4 per core, or 64 on a small machine, threads gain nothing)"
+        )),
     }
 }
 
@@ -67,6 +87,61 @@ fn one_line(msg: &str) -> String {
         .trim_end_matches("For more information, try '--help'.")
         .trim_end()
         .to_string()
+}
+
+/// The longest error line printed, in characters (quoted values are cut well before).
+const MAX_LINE: usize = 1000;
+
+/// An error and its causes on one line, `: ` between them. A cause whose text the line already
+/// holds is left out: library errors quote their OS error, which is also their `source`, and it
+/// is said once.
+fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let m = cause.to_string();
+        if m.is_empty() || line.contains(&m) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&m);
+    }
+    clip_line(&line)
+}
+
+/// A message as printed: every quoted value without spaces longer than
+/// [`CLIP_CHARS`](knights::error::CLIP_CHARS) cut (clap quotes the raw argument), control
+/// characters escaped, and the whole at most [`MAX_LINE`] characters.
+fn clip_line(msg: &str) -> String {
+    let mut out = String::new();
+    let mut rest = msg;
+    while let Some(open) = rest.find('\'') {
+        // an apostrophe inside a word ("run's") opens no quotation
+        let opens = rest[..open]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after = &rest[open + 1..];
+        match after.find('\'') {
+            Some(close) if opens && !after[..close].contains(char::is_whitespace) => {
+                out.push_str(&rest[..=open]);
+                out.push_str(&knights::error::clip(&after[..close]));
+                out.push('\'');
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    let line = knights::error::escape_controls(&out);
+    if line.chars().count() > MAX_LINE {
+        return line.chars().take(MAX_LINE).collect::<String>() + "…";
+    }
+    line
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

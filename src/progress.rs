@@ -122,6 +122,7 @@ impl Progress {
         }
         let u = self.units.get()?;
         let done = u.done.load(Ordering::Relaxed);
+        let tours = u.tours.load(Ordering::Relaxed);
         let rate = Self::rate(u, done, secs);
         let eta = if rate > 0.0 {
             format!("{:.0} s", (u.total - done) as f64 / rate)
@@ -129,10 +130,11 @@ impl Progress {
             "unknown".into()
         };
         Some(format!(
-            "knights: {}/{} units, {} tours so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
+            "knights: {}/{} units, {} tour{} so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
             group(done),
             group(u.total),
-            group(u.tours.load(Ordering::Relaxed)),
+            group(tours),
+            knights::render::plural(tours),
         ))
     }
 
@@ -173,7 +175,11 @@ impl Observer for Progress {
         ) {
             bar.set_position(done);
             bar.reset_eta();
-            bar.set_message(format!("{} tours", group(tours)));
+            bar.set_message(format!(
+                "{} tour{}",
+                group(tours),
+                knights::render::plural(tours)
+            ));
         }
     }
 
@@ -185,8 +191,9 @@ impl Observer for Progress {
         if let Some(bar) = self.bar.get() {
             bar.inc(1);
             bar.set_message(format!(
-                "{} tours, {:.1} units/s",
+                "{} tour{}, {:.1} units/s",
                 group(t),
+                knights::render::plural(t),
                 Self::rate(u, done, self.start.elapsed().as_secs_f64())
             ));
         }

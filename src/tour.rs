@@ -42,7 +42,8 @@ pub enum TourError {
         piece: String,
     },
     #[error(
-        "the path has {got} squares but the {board} board has {expected}; first unvisited square: {missing}"
+        "the path has {got} square{} but the {board} board has {expected}; first unvisited square: {missing}",
+        crate::render::plural(*got as u64)
     )]
     Incomplete {
         got: usize,

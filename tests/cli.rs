@@ -762,11 +762,320 @@ fn estimate_text_and_refusals() {
     );
     assert!(text.contains("95 % interval"), "{text}");
     usage_error(&["estimate", "9x9"], "9x9");
-    usage_error(&["estimate", "6x6", "--probes", "0"], "--probes 0");
+    usage_error(&["estimate", "6x6", "--probes", "0"], "'0' for '--probes");
     usage_error(&["estimate", "6x6", "--from", "g7"], "g7");
 }
 
 #[test]
 fn count_suggests_estimate_when_out_of_reach() {
     usage_error(&["count", "8x8"], "knights estimate");
+}
+
+/// Runs `knights ARGS` with standard input from the file `stdin` (none: empty), expecting exit
+/// `code` and one line on stderr within `secs` seconds (it is killed past them); returns stderr.
+fn fails_fast(args: &[&str], stdin: Option<&str>, code: i32, secs: u64) -> String {
+    use assert_cmd::cargo::CommandCargoExt;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let input = stdin.map_or_else(Stdio::null, |p| std::fs::File::open(p).unwrap().into());
+    let mut child = std::process::Command::cargo_bin("knights")
+        .unwrap()
+        .args(args)
+        .stdin(input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(secs) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{args:?} ran past {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn threads_are_bounded_everywhere_they_are_taken() {
+    // 100000 threads once took gigabytes and a panic; now refused before any is started
+    for cmd in [
+        &["count", "5x5", "--threads", "100000"][..],
+        &["count", "5x5", "--threads", "1000000000000000000000"],
+        &["estimate", "5x5", "--threads", "100000"],
+        &["count", "5x5", "-j", "-1"],
+    ] {
+        let err = fails_fast(cmd, None, 2, 5);
+        assert!(err.contains(cmd[3]), "{err}");
+        assert!(err.contains("allowed threads: 1 to "), "{err}");
+    }
+    // rayon's variable sizes the default pool: held to the same limit
+    let out = knights()
+        .args(["count", "5x5"])
+        .env("RAYON_NUM_THREADS", "100000")
+        .timeout(std::time::Duration::from_secs(5))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("RAYON_NUM_THREADS='100000'"), "{err}");
+    // the limit itself is accepted: 4 per core, at least 64
+    knights()
+        .args(["count", "3x4", "--threads", "64"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .success();
+}
+
+#[test]
+fn negative_and_malformed_numbers_name_the_value_and_the_range() {
+    for (args, value, allowed) in [
+        (&["tour", "-3x4"][..], "-3x4", "each side 1..=10000"),
+        (
+            &["count", "-5x5", "--closed"],
+            "-5x5",
+            "each side 1..=10000",
+        ),
+        (
+            &["tour", "8x8", "--seed", "-1"],
+            "-1",
+            "0 to 18446744073709551615",
+        ),
+        (
+            &["tour", "8x8", "--seed", "abc"],
+            "abc",
+            "0 to 18446744073709551615",
+        ),
+        (
+            &["survey", "5x5", "--seed", "-7"],
+            "-7",
+            "0 to 18446744073709551615",
+        ),
+        (
+            &["estimate", "5x5", "--seed", "1.5"],
+            "1.5",
+            "0 to 18446744073709551615",
+        ),
+        (
+            &["tour", "8x8", "--piece", "-1,2"],
+            "-1,2",
+            "0 <= A,B <= 64",
+        ),
+        (
+            &["verify", "-", "--piece", "-1,2"],
+            "-1,2",
+            "0 <= A,B <= 64",
+        ),
+        (&["tour", "8x8", "--from", "-1,2"], "-1,2", "1..=10000"),
+        (
+            &["hunt", "--from", "a1", "--visit", "-2,3"],
+            "-2,3",
+            "1..=10000",
+        ),
+        (
+            &["estimate", "5x5", "--probes", "-4"],
+            "-4",
+            "1 to 1000000000",
+        ),
+        (&["survey", "5x5", "--starts", "-1"], "-1", "1 to"),
+        (&["survey", "5x5", "--budget", "-1"], "-1", "1 to"),
+        (&["count", "5x5", "--shard", "-1/2"], "-1/2", "0 <= K < N"),
+        (&["count", "5x5", "--max-memory", "-1G"], "-1G", "8G"),
+    ] {
+        let err = fails_fast(args, None, 2, 10);
+        assert!(err.contains(value), "{args:?}: {err}");
+        assert!(err.contains(allowed), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    // options still read as options next to a board
+    ok(&["tour", "--closed", "6x6", "--format", "none"]);
+    ok(&["count", "--json", "3x4"]);
+}
+
+#[test]
+fn help_names_the_piece_step_limits() {
+    for cmd in ["tour", "verify", "count", "estimate", "survey", "hunt"] {
+        knights()
+            .args([cmd, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("0 <= A,B <= 64"));
+    }
+    assert_eq!(knights::piece::MAX_LEAP, 64, "update the help texts");
+}
+
+#[test]
+fn errors_cut_long_values_and_stay_on_one_line() {
+    let long = "x".repeat(100_000);
+    let err = fails_fast(&["tour", &long], None, 2, 10);
+    assert!(err.len() < 600, "{} bytes: {}", err.len(), &err[..200]);
+    assert!(err.contains('…'), "{err}");
+    let err = fails_fast(&["tour", "8x8", "--from", &format!("a{long}")], None, 2, 10);
+    assert!(err.len() < 600, "{} bytes", err.len());
+    // a one-token file of a megabyte is quoted in part
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token.txt");
+    std::fs::write(&token, "q".repeat(1 << 20)).unwrap();
+    let err = fails_fast(&["verify", token.to_str().unwrap()], None, 2, 10);
+    assert!(err.len() < 600, "{} bytes", err.len());
+    // a line break in a value does not break the line
+    let err = fails_fast(&["tour", "8\ny8"], None, 2, 10);
+    assert!(err.contains("8\\ny8"), "{err}");
+}
+
+#[test]
+fn os_errors_are_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for args in [
+        &["count", "5x5", "--checkpoint", d][..],
+        &["merge", d],
+        &["verify", d],
+        &["count", "5x5", "--checkpoint", "/nonexistent/dir/run.ckpt"],
+        &["merge", "/nonexistent/run.ckpt"],
+    ] {
+        let err = fails_fast(args, None, 2, 10);
+        for phrase in ["os error", "is a directory"] {
+            assert!(err.matches(phrase).count() <= 1, "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn special_files_are_refused_at_once() {
+    for (args, stdin, says) in [
+        (&["verify", "/dev/zero"][..], None, "character device"),
+        (&["verify", "-"], Some("/dev/zero"), "byte 0x00"),
+        (&["verify"], Some("/dev/urandom"), "not a tour's text"),
+        (
+            &["count", "5x5", "--checkpoint", "/dev/zero"],
+            None,
+            "character device",
+        ),
+        (
+            &["count", "5x5", "--closed", "--checkpoint", "/dev/zero"],
+            None,
+            "character device",
+        ),
+        (
+            &[
+                "count",
+                "3x10",
+                "--engine",
+                "frontier",
+                "--checkpoint",
+                "/dev/zero",
+            ],
+            None,
+            "character device",
+        ),
+        (&["merge", "/dev/zero"], None, "character device"),
+        (&["merge", "/dev/null"], None, "character device"),
+    ] {
+        let err = fails_fast(args, stdin, 2, 10);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    assert!(!std::path::Path::new("/dev/zero.lock").exists());
+}
+
+#[test]
+fn verify_checks_what_the_tour_claims() {
+    // the piece a tour names checks it, unless --piece says otherwise
+    for format in ["json", "grid"] {
+        let zebra = ok(&["tour", "10x10", "--piece", "zebra", "--format", format]);
+        verifies(&zebra, &[]);
+        knights()
+            .args(["verify", "-"])
+            .write_stdin(zebra.clone())
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("by the zebra"));
+        knights()
+            .args(["verify", "-", "--piece", "knight"])
+            .write_stdin(zebra)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("not a move of the knight"));
+    }
+    // "closed": true over an open path is invalid
+    let open = ok(&["tour", "6x6", "--format", "json"]);
+    let mut v: Value = serde_json::from_str(&open).unwrap();
+    assert_eq!(v["closed"], false);
+    v["closed"] = Value::Bool(true);
+    knights()
+        .args(["verify", "-"])
+        .write_stdin(v.to_string())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("says the tour is closed"));
+    // a wrong length is invalid; an unknown piece is a usage error
+    let mut w: Value = serde_json::from_str(&open).unwrap();
+    w["length"] = 35.into();
+    knights()
+        .args(["verify", "-"])
+        .write_stdin(w.to_string())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("length"));
+    w["length"] = 36.into();
+    w["piece"] = "dragon".into();
+    fails_fast(&["verify", "-"], None, 2, 10);
+    // a UTF-8 byte-order mark is skipped
+    for format in ["moves", "grid", "json"] {
+        verifies(
+            &format!("\u{feff}{}", ok(&["tour", "5x6", "--format", format])),
+            &[],
+        );
+    }
+    // the closed-tour notation that repeats the first square at the end
+    let cycle = ok(&["tour", "6x6", "--closed", "--format", "moves"]);
+    let first = cycle.split_whitespace().next().unwrap().to_string();
+    let written = format!("{} {first}\n", cycle.trim());
+    verifies(&written, &["--closed"]);
+    knights()
+        .args(["verify", "-"])
+        .write_stdin(written)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("valid closed tour"));
+    let path = ok(&["tour", "6x6", "--format", "moves"]);
+    let first = path.split_whitespace().next().unwrap().to_string();
+    knights()
+        .args(["verify", "-"])
+        .write_stdin(format!("{} {first}", path.trim()))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("returns to its first square"));
+}
+
+#[test]
+fn one_thing_is_singular() {
+    knights()
+        .args(["verify", "-"])
+        .write_stdin("a1")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(1 square, a1 to a1)"));
+    knights()
+        .args(["verify", "-", "--board", "3x4"])
+        .write_stdin("a1")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("the path has 1 square but"));
+    let text = ok(&["count", "1x1", "--no-symmetry"]);
+    assert!(text.contains("(1 square)"), "{text}");
+    assert!(!text.contains("1 squares"), "{text}");
+    let text = ok(&["survey", "5x5", "--starts", "1"]);
+    assert!(text.contains("1 start square drawn"), "{text}");
+    assert!(text.contains("from 1 start ("), "{text}");
 }

@@ -666,3 +666,69 @@ fn frontier_checkpoints_are_checked() {
     let v = finish(&args("6x6").iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(v["directed"], OPEN_6X6);
 }
+
+#[test]
+fn a_checkpoint_in_use_is_refused_by_every_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let lock = knights::count::checkpoint::CheckpointLock::acquire(&ck).unwrap();
+    for args in [
+        &["count", "5x5"][..],
+        &["count", "5x5", "--closed"],
+        &["count", "3x10", "--engine", "frontier"],
+    ] {
+        let out = knights()
+            .args(args)
+            .args(["--checkpoint", path_str(&ck)])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("in use by another process"), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    assert!(!ck.exists(), "a refused run writes nothing");
+    drop(lock);
+    let v = finish(&[
+        "count",
+        "3x10",
+        "--engine",
+        "frontier",
+        "--checkpoint",
+        path_str(&ck),
+    ]);
+    assert_eq!(v["complete"], true);
+}
+
+#[test]
+fn two_processes_given_one_new_checkpoint_one_counts_and_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let args = [
+        "count",
+        "5x8",
+        "--threads",
+        "1",
+        "--json",
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    let children = [spawn(&args), spawn(&args)];
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let codes: Vec<_> = outs.iter().map(|o| o.status.code()).collect();
+    let (done, refused): (Vec<_>, Vec<_>) = outs.iter().partition(|o| o.status.success());
+    assert_eq!((done.len(), refused.len()), (1, 1), "exit codes {codes:?}");
+    assert_eq!(json_of(done[0])["directed"], OPEN_5X8);
+    assert_eq!(refused[0].status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused[0].stderr);
+    assert!(err.contains("in use by another process"), "{err}");
+    // what is left: the checkpoint alone, no temporary files and no lock file
+    let names: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["run.ckpt"], "{names:?}");
+}

@@ -1,42 +1,50 @@
-//! `knights verify`: read a tour in any of the text forms and check it.
+//! `knights verify`: read a tour in any of the text forms and check it, with every claim its text
+//! makes (its piece, that it is closed, its length).
 
-use std::io::{self, Read};
+use std::io;
 
-use anyhow::{Context, Result};
+use anyhow::{Result, bail};
+use knights::input::{self, InputError, MAX_TOUR_TEXT};
 use knights::render::{self, parse::ParseError};
-use knights::tour;
 
 use crate::cli::VerifyArgs;
 use crate::{EXIT_NOT_FOUND, emit};
 
 pub(crate) fn run(a: &VerifyArgs) -> Result<u8> {
     let text = if a.file.as_os_str() == "-" {
-        let mut s = String::new();
-        io::stdin()
-            .read_to_string(&mut s)
-            .context("cannot read the tour from standard input")?;
-        s
+        input::read_text(io::stdin().lock(), "standard input", MAX_TOUR_TEXT)?
     } else {
-        std::fs::read_to_string(&a.file)
-            .with_context(|| format!("cannot read '{}'", a.file.display()))?
+        match input::read_file_text(&a.file, MAX_TOUR_TEXT) {
+            Ok(t) => t,
+            Err(e @ InputError::NotAFile { .. }) => {
+                bail!("{e}; give a file, or - to read standard input")
+            }
+            Err(e) => return Err(e.into()),
+        }
     };
-    let (board, path) = match render::parse::parse_tour(&text, a.board) {
+    let parsed = match render::parse::parse_tour(&text, a.board) {
         Ok(p) => p,
-        Err(ParseError::Format(m)) => anyhow::bail!(m),
+        Err(ParseError::Format(m)) => bail!(m),
         Err(ParseError::Numbering(m)) => {
             emit(&format!("invalid: {m}\n"))?;
             return Ok(EXIT_NOT_FOUND);
         }
     };
-    let piece = &a.piece.piece;
-    match tour::Tour::verified(board, piece, path, a.closed) {
+    drop(text);
+    let piece = match parsed.piece(a.piece.as_ref()) {
+        Ok(p) => p,
+        Err(e) => bail!(e),
+    };
+    let board = parsed.board;
+    match parsed.verify(&piece, a.closed) {
         Ok(t) => {
             emit(&format!(
-                "valid {} tour of {} by the {} ({} squares, {} to {})\n",
+                "valid {} tour of {} by the {} ({} square{}, {} to {})\n",
                 if t.closed { "closed" } else { "open" },
                 board,
                 piece,
                 t.path.len(),
+                knights::render::plural(t.path.len() as u64),
                 board.name(t.path[0]),
                 board.name(t.path[t.path.len() - 1])
             ))?;

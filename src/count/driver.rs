@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 
-use super::checkpoint::{self, Checkpoint, CheckpointError, RunId, Shard};
+use super::checkpoint::{self, Checkpoint, CheckpointError, CheckpointLock, RunId, Shard};
 use super::plan::{CountSpec, Plan, Tally, Unit};
 use super::report::{Report, group_u64};
 use super::{Count, Engine, NAIVE_MAX_SQUARES, UNIT_TARGET};
@@ -179,10 +179,11 @@ impl Outcome {
         }
         if self.shard.count > 1 {
             r.scope += &format!(
-                ", shard {} ({} of {} units)",
+                ", shard {} ({} of {} unit{})",
                 self.shard,
                 group_u64(self.units_mine as u64),
-                group_u64(self.units as u64)
+                group_u64(self.units as u64),
+                crate::render::plural(self.units as u64)
             );
             r.notes.push(format!(
                 "shard {} only, not the total: put the shards' checkpoints together with `knights merge FILE...`",
@@ -297,13 +298,31 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
     }
 }
 
-/// Runs `f` on a pool of `threads` workers, or on rayon's global pool (every core).
+/// The most worker threads a pool may have: 4 per core, and at least 64. More gain nothing, and
+/// each costs a stack: tens of thousands of them exhaust the memory before any work is done.
+#[must_use]
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, NonZeroUsize::get)
+        .saturating_mul(4)
+        .max(64)
+}
+
+/// Runs `f` on a pool of `threads` workers (at most [`max_threads`]), or on rayon's global pool
+/// (every core).
 pub fn with_threads<T: Send>(
     threads: Option<NonZeroUsize>,
     f: impl FnOnce() -> T + Send,
 ) -> Result<T, RunError> {
     match threads {
         None => Ok(f()),
+        Some(n) if n.get() > max_threads() => Err(RunError::Threads {
+            threads: n.get(),
+            why: format!(
+                "at most {} are allowed on this machine (4 per core, or 64 where that is more)",
+                max_threads()
+            ),
+        }),
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n.get())
@@ -327,6 +346,12 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         e => e,
     };
     check(job, engine)?;
+    // one run a checkpoint at a time, whichever engine writes it; held until the run returns
+    let _lock = job
+        .checkpoint
+        .as_deref()
+        .map(CheckpointLock::acquire)
+        .transpose()?;
     let threads = job.thread_count();
     let t0 = Instant::now();
     if let Some(reason) = super::obstruction(job.board, &job.piece, &job.spec) {

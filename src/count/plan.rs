@@ -165,7 +165,11 @@ impl Plan {
                     .filter(|&s| parity_ok(s))
                     .map(|s| plain(s, all))
                     .collect();
-                let how = format!("every start square searched ({} squares)", roots.len());
+                let how = format!(
+                    "every start square searched ({} square{})",
+                    roots.len(),
+                    crate::render::plural(roots.len() as u64)
+                );
                 Plan {
                     graph: g,
                     roots,
@@ -208,15 +212,17 @@ impl Plan {
                 }
                 let how = if spec.per_square {
                     format!(
-                        "one start square per symmetry orbit ({} of {} squares), times the orbit size",
+                        "one start square per symmetry orbit ({} of {} square{}), times the orbit size",
                         roots.len(),
-                        g.n
+                        g.n,
+                        crate::render::plural(g.n as u64)
                     )
                 } else {
                     format!(
-                        "one start square per symmetry orbit ({} of {} squares), times the orbit size; each path counted from its end in the earlier orbit, twice",
+                        "one start square per symmetry orbit ({} of {} square{}), times the orbit size; each path counted from its end in the earlier orbit, twice",
                         roots.len(),
-                        g.n
+                        g.n,
+                        crate::render::plural(g.n as u64)
                     )
                 };
                 Plan {

@@ -104,8 +104,9 @@ impl<'a> Report<'a> {
         );
         if let Some(peak) = &c.peak {
             s += &format!(
-                "frontier: window of {} squares, peak {} states, {}\n",
+                "frontier: window of {} square{}, peak {} states, {}\n",
                 peak.window,
+                crate::render::plural(peak.window as u64),
                 group_u64(peak.states),
                 human_bytes(peak.bytes)
             );

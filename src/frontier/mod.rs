@@ -587,9 +587,10 @@ impl<'a, K: Key> Run<'a, K> {
         match self.walk_steps(layer, &steps, first, 0, "sweep", &keep, &[])? {
             Walked::Done(_, tours) => {
                 let how = format!(
-                    "frontier sweep along the {} squares of the long side, {} squares a layer{}",
+                    "frontier sweep along the {} squares of the long side, {} square{} a layer{}",
                     self.walk.len,
                     self.walk.w,
+                    crate::render::plural(self.walk.w as u64),
                     if self.rules.mirror {
                         ", mirror images merged"
                     } else {

@@ -28,9 +28,8 @@
 //! the old one, so a checkpoint is always a whole saved layer or the one before; a file whose
 //! checksums fail is refused (it cannot be trusted), as is the file of another run.
 
-use std::fs::{self, File};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::state::Key;
 use super::table::Layer;
@@ -60,15 +59,6 @@ impl<K: Key> Snapshot<K> {
     pub(crate) fn take(&mut self, name: &str) -> Option<Layer<K>> {
         let i = self.tables.iter().position(|t| t.0 == name)?;
         Some(self.tables.remove(i).1)
-    }
-}
-
-fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> CheckpointError {
-    let path = path.to_path_buf();
-    move |source| CheckpointError::Io {
-        action,
-        path,
-        source,
     }
 }
 
@@ -106,26 +96,11 @@ pub(crate) fn save<K: Key>(
         }
     }
     let crc = crc32fast::hash(&body);
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let mut f = File::create(&tmp).map_err(io("create", &tmp))?;
-    f.write_all(head.as_bytes())
-        .and_then(|()| f.write_all(&body))
-        .and_then(|()| f.write_all(&crc.to_le_bytes()))
-        .map_err(io("write", &tmp))?;
-    f.sync_all().map_err(io("sync", &tmp))?;
-    drop(f);
-    fs::rename(&tmp, path).map_err(io("write", path))?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // folders cannot be opened for syncing everywhere; where they cannot, the rename is still atomic
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::count::checkpoint::replace_with(path, |f| {
+        f.write_all(head.as_bytes())?;
+        f.write_all(&body)?;
+        f.write_all(&crc.to_le_bytes())
+    })
 }
 
 /// Reads the checkpoint at `path` of run `name`: `None` when there is no file.
@@ -136,7 +111,7 @@ pub(crate) fn load<K: Key>(
     if !path.exists() {
         return Ok(None);
     }
-    let bytes = fs::read(path).map_err(io("read", path))?;
+    let bytes = crate::count::checkpoint::read_regular(path)?;
     let damaged = |why: &str| CheckpointError::Damaged {
         path: path.into(),
         why: why.into(),
@@ -254,6 +229,7 @@ pub(crate) fn load<K: Key>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn name(board: &str) -> RunName {
         RunName {

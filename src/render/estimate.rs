@@ -77,10 +77,11 @@ pub fn text(e: &Estimate, board: Board, piece: &Piece, spec: &EstimateSpec) -> S
         _ => "no probe reached a tour: there may be none, or too few probes to find them".into(),
     };
     let mut out = format!(
-        "{what}: about {} {}\n{interval}\n{} probes ({} reached a tour) in {:.2} s: {}\n",
+        "{what}: about {} {}\n{interval}\n{} probe{} ({} reached a tour) in {:.2} s: {}\n",
         approx(e.estimate),
         e.figure.name(),
         group_u64(e.probes),
+        super::plural(e.probes),
         group_u64(e.hits),
         e.seconds,
         method(spec)

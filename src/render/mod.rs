@@ -56,6 +56,12 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
     String::from_utf8(v).expect("the formats are UTF-8")
 }
 
+/// The plural ending for `n` things: `""` for one, `"s"` otherwise ("1 square", "2 squares").
+#[must_use]
+pub const fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// The numbered board as a string: see [`write()`].
 #[must_use]
 pub fn grid(tour: &Tour) -> String {
@@ -207,9 +213,9 @@ mod tests {
         let t = tour_3x4();
         for f in [Format::Grid, Format::Moves, Format::Json] {
             let text = render(&t, &Piece::knight(), f);
-            let (board, path) = parse::parse_tour(&text, None).unwrap();
-            assert_eq!(board, t.board, "{f:?}");
-            assert_eq!(path, t.path, "{f:?}");
+            let parsed = parse::parse_tour(&text, None).unwrap();
+            assert_eq!(parsed.board, t.board, "{f:?}");
+            assert_eq!(parsed.path, t.path, "{f:?}");
         }
     }
 }

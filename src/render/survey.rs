@@ -43,11 +43,16 @@ pub fn text(s: &Survey, piece: &Piece) -> String {
         s.options.heuristic,
         kind(s),
         if s.every_square {
-            format!("every one of the {} squares", t.starts)
+            match t.starts {
+                1 => "its one square".to_string(),
+                n => format!("every one of the {n} squares"),
+            }
         } else {
             format!(
-                "{} start squares drawn at random (seed {})",
-                t.starts, s.options.seed
+                "{} start square{} drawn at random (seed {})",
+                t.starts,
+                super::plural(t.starts as u64),
+                s.options.seed
             )
         }
     );
@@ -69,11 +74,12 @@ pub fn text(s: &Survey, piece: &Piece) -> String {
     }
     let _ = writeln!(
         out,
-        "found: {} {} tour{} from {} starts ({:.1} %); complete: {}, closed: {}",
+        "found: {} {} tour{} from {} start{} ({:.1} %); complete: {}, closed: {}",
         t.found,
         kind(s),
         if t.found == 1 { "" } else { "s" },
         t.starts,
+        super::plural(t.starts as u64),
         percent(t.found, t.starts),
         t.complete,
         t.closed
@@ -89,10 +95,11 @@ pub fn text(s: &Survey, piece: &Piece) -> String {
         let count = |stop| s.starts.iter().filter(|e| e.stop == stop).count();
         let _ = writeln!(
             out,
-            "backtracking: {} proved no tour from their start, {} ran out of the budget of {} nodes",
+            "backtracking: {} proved no tour from their start, {} ran out of the budget of {} node{}",
             count(Stop::Exhausted),
             count(Stop::Budget),
-            s.options.budget
+            s.options.budget,
+            super::plural(s.options.budget)
         );
     }
     let _ = writeln!(out, "nodes: {}; time: {:.3} s", t.nodes, s.seconds);
@@ -106,10 +113,11 @@ pub fn table(surveys: &[Survey]) -> String {
         return String::new();
     };
     let mut out = format!(
-        "{} {} tours from {} start squares:\n",
+        "{} {} tours from {} start square{}:\n",
         first.board,
         kind(first),
-        first.totals.starts
+        first.totals.starts,
+        super::plural(first.totals.starts as u64)
     );
     let _ = writeln!(
         out,
