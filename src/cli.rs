@@ -25,7 +25,7 @@ pub(crate) enum Command {
     Tour(TourArgs),
     /// Check a tour given as a grid, moves or JSON; exit 1 when it is invalid.
     Verify(VerifyArgs),
-    /// Count every open or closed tour exactly (boards of up to 64 squares).
+    /// Count every open or closed tour exactly (DFS up to 64 squares, frontier engine beyond).
     Count(CountArgs),
     /// Put the checkpoints of the shards of one count together and print its total.
     Merge(MergeArgs),
@@ -135,7 +135,8 @@ pub(crate) struct CountArgs {
     /// Search every start square instead of one per symmetry orbit (a cross-check).
     #[arg(long)]
     pub(crate) no_symmetry: bool,
-    /// Start even when the estimated time is beyond 30 days.
+    /// Start even when the estimate says the count is out of reach (over 30 days, or frontier
+    /// tables past --max-memory).
     #[arg(long)]
     pub(crate) force: bool,
     /// Record counted work units in FILE and resume from it: run the same command again after an
