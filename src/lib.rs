@@ -14,6 +14,7 @@ pub mod heuristics;
 pub mod hunt;
 pub mod piece;
 pub mod render;
+pub mod sample;
 pub mod search;
 pub mod survey;
 pub mod theory;
