@@ -323,11 +323,11 @@ pub(crate) struct SampleArgs {
     /// quarters of the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
-    /// Chain: backbite moves between two samples (closed tours: closable paths visited);
-    /// default 4 per square (open), 1 per 4 squares (closed).
+    /// Chain: moves between two samples (closed tours: closable paths visited); default 32 a
+    /// square (open, at most 65,536), 2 a square (closed).
     #[arg(long, value_name = "MOVES", value_parser = parse_positive)]
     pub(crate) thin: Option<u64>,
-    /// Chain: moves before the first sample, in the same units; default 100 times the thinning.
+    /// Chain: moves before the first sample, in the same units; default 20 times the thinning.
     #[arg(long, value_name = "MOVES")]
     pub(crate) burn_in: Option<u64>,
 }

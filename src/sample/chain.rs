@@ -1,6 +1,6 @@
 //! The Markov chain for boards beyond exact sampling: backbite moves on a Hamiltonian path
-//! (Mansfield 2006), whose stationary distribution is uniform over the tours, started from a
-//! tour the finder makes. Samples from it are approximately uniform, never exactly.
+//! (Mansfield 2006) and two-edge exchanges, whose stationary distribution is uniform over the
+//! tours, started from a tour the finder makes. Samples from it are approximately uniform, never exactly.
 //!
 //! **Open tours.** The state is a path through every square. A move picks one of the two ends
 //! (probability 1/2) and one of the piece's move directions (probability 1/d, all d of them,
@@ -12,6 +12,15 @@
 //! constant and every path (a sequence of squares, so each tour in each direction) is equally
 //! likely in the stationary distribution. With `--from` the start stays fixed and only the other
 //! end moves (`1/d` each way).
+//!
+//! Backbites alone are not enough on the knight's graph: they never change the colour of an end
+//! (the new end is two moves from the old), and on 5x5 they reach exactly half of the 1,728 tours
+//! from any start (measured). Every other move is therefore a two-edge exchange (2-opt, see
+//! [`Chain::exchange`]), also symmetric; with it the chain reaches all of them. Each move is a
+//! backbite or an exchange with probability 1/2, a mixture of symmetric proposals, so the
+//! stationary distribution stays uniform. Open paths are printed in a direction a fair coin
+//! picks (backbites keep each end on its colour, which on boards with an even number of squares
+//! fixes the direction).
 //!
 //! **Closed tours.** The same chain runs on open paths; a path whose ends are a move apart
 //! closes into a cycle, and every cycle of `n` squares is the closing of exactly `n` such paths
@@ -27,9 +36,9 @@
 use crate::board::Board;
 use crate::piece::Piece;
 
-/// One chain: a path through every square, with each square's place in it.
+/// One chain: a path through every square (square indices), with each square's place in it.
 #[derive(Clone, Debug)]
-pub(crate) struct Chain {
+pub struct Chain {
     path: Vec<u32>,
     pos: Vec<u32>,
     rng: fastrand::Rng,
@@ -40,14 +49,15 @@ pub(crate) struct Chain {
 
 /// The board's moves for the chain: every direction of the piece as a `(row, col)` offset.
 #[derive(Clone, Debug)]
-pub(crate) struct Moves {
+pub struct Moves {
     rows: i64,
     cols: i64,
     offsets: Vec<(i64, i64)>,
 }
 
 impl Moves {
-    pub(crate) fn new(board: Board, piece: &Piece) -> Moves {
+    #[must_use]
+    pub fn new(board: Board, piece: &Piece) -> Moves {
         Moves {
             rows: i64::from(board.rows),
             cols: i64::from(board.cols),
@@ -71,14 +81,16 @@ impl Moves {
 
     /// Whether `a` and `b` are a move apart.
     #[inline]
-    pub(crate) fn adjacent(&self, a: u32, b: u32) -> bool {
+    #[must_use]
+    pub fn adjacent(&self, a: u32, b: u32) -> bool {
         (0..self.offsets.len()).any(|d| self.step(a, d) == Some(b))
     }
 }
 
 impl Chain {
     /// A chain at `path` (a tour: a closed one for a closed chain), seeded by `seed`.
-    pub(crate) fn new(path: Vec<u32>, closed: bool, pinned: bool, seed: u64) -> Chain {
+    #[must_use]
+    pub fn new(path: Vec<u32>, closed: bool, pinned: bool, seed: u64) -> Chain {
         let mut pos = vec![0; path.len()];
         for (i, &s) in path.iter().enumerate() {
             pos[s as usize] = i as u32;
@@ -92,7 +104,8 @@ impl Chain {
         }
     }
 
-    pub(crate) fn path(&self) -> &[u32] {
+    #[must_use]
+    pub fn path(&self) -> &[u32] {
         &self.path
     }
 
@@ -105,9 +118,45 @@ impl Chain {
         }
     }
 
+    /// One move: a backbite or a two-edge exchange, each with probability 1/2 (either may
+    /// leave the path as it is).
+    #[inline]
+    pub fn step(&mut self, moves: &Moves) {
+        if self.rng.bool() {
+            self.backbite(moves);
+        } else {
+            self.exchange(moves);
+        }
+    }
+
+    /// The two-edge exchange (2-opt): a place `i` on the path (uniform) and a direction `d`
+    /// (uniform, all `d` of them) give the square `c` one move from the `i`-th; if `c` lies at a
+    /// place `j > i + 1` and the squares after `i` and after `j` are a move apart, the edges
+    /// `(i, i+1)` and `(j, j+1)` are swapped for `(i, j)` and `(i+1, j+1)` by reversing the
+    /// segment between. The move back is the same `i` with the direction to the square now at
+    /// `i + 1` (the old `j`): the same probability, so the proposal is symmetric. It keeps both
+    /// ends, and breaks the invariant that confines backbites to part of the tours (5x5: half).
+    #[inline]
+    fn exchange(&mut self, moves: &Moves) {
+        let n = self.path.len();
+        if n < 4 {
+            return;
+        }
+        let i = self.rng.usize(..n - 1);
+        let d = self.rng.usize(..moves.offsets.len());
+        let Some(c) = moves.step(self.path[i], d) else {
+            return;
+        };
+        let j = self.pos[c as usize] as usize;
+        if j <= i + 1 || j + 1 >= n || !moves.adjacent(self.path[i + 1], self.path[j + 1]) {
+            return;
+        }
+        self.reverse(i + 1, j + 1);
+    }
+
     /// One backbite move (which may leave the path as it is).
     #[inline]
-    pub(crate) fn step(&mut self, moves: &Moves) {
+    fn backbite(&mut self, moves: &Moves) {
         let n = self.path.len();
         if n < 3 {
             return;
@@ -135,7 +184,8 @@ impl Chain {
 
     /// Whether the path's ends are a move apart (it closes into a cycle).
     #[inline]
-    pub(crate) fn closable(&self, moves: &Moves) -> bool {
+    #[must_use]
+    pub fn closable(&self, moves: &Moves) -> bool {
         let n = self.path.len();
         n >= 3 && moves.adjacent(self.path[0], self.path[n - 1])
     }
@@ -154,7 +204,7 @@ impl Chain {
 
     /// Advances the chain by `thin` samples' worth: `thin` backbite moves (open tours), or
     /// `thin` steps spent among closable paths (closed tours, each followed by a re-opening).
-    pub(crate) fn advance(&mut self, moves: &Moves, thin: u64) {
+    pub fn advance(&mut self, moves: &Moves, thin: u64) {
         if !self.closed {
             for _ in 0..thin {
                 self.step(moves);
@@ -172,7 +222,7 @@ impl Chain {
     }
 
     /// A fair coin from the chain's generator (the direction a tour is printed in).
-    pub(crate) fn coin(&mut self) -> bool {
+    pub fn coin(&mut self) -> bool {
         self.rng.bool()
     }
 }

@@ -16,6 +16,7 @@
 pub mod chain;
 mod dfs;
 mod layers;
+pub mod stats;
 
 use std::time::Instant;
 
@@ -39,7 +40,8 @@ pub enum Method {
     Auto,
     /// Exactly uniform, from the counting tables (an error where they do not fit).
     Exact,
-    /// The backbite Markov chain: approximately uniform, any board a tour can be found on.
+    /// A Markov chain (backbites and two-edge exchanges): approximately uniform, any board a tour
+    /// can be found on.
     Chain,
 }
 
@@ -135,23 +137,24 @@ pub enum SampleError {
 /// Chains a run keeps, whatever the number of threads (tour `j` comes from chain `j mod CHAINS`).
 pub const CHAINS: usize = 8;
 
-/// The chain's default thinning: backbite moves between two samples of open tours on an `n`-square
-/// board, `4 n` (about 250 moves on 8x8); for closed tours, closable paths visited between two
-/// samples, `n / 4`. Both put the measured autocorrelation of the statistics in
-/// `results/sampling.md` below 0.05 on 8x8 (and on the smaller boards measured).
+/// The chain's default thinning: moves between two samples of open tours on an `n`-square
+/// board, `32 n` (2,048 on 8x8), at most 65,536; for closed tours, closable paths visited between
+/// two samples, `2 n`. On 8x8 (and 6x6) the measured autocorrelations of the statistics in
+/// `results/sampling.md` are below 0.05 at these lags.
 #[must_use]
 pub fn chain_thin(squares: u64, closed: bool) -> u64 {
     if closed {
-        (squares / 4).max(4)
+        (squares * 2).clamp(4, 1 << 16)
     } else {
-        (squares * 4).max(16)
+        (squares * 32).clamp(16, 1 << 16)
     }
 }
 
-/// The chain's default burn-in, in the thinning's units: 100 thinning intervals.
+/// The chain's default burn-in, in the thinning's units: 20 thinning intervals, from a tour
+/// the construction or a heuristic made (a start far from typical).
 #[must_use]
 pub fn chain_burn_in(squares: u64, closed: bool) -> u64 {
-    100 * chain_thin(squares, closed)
+    20 * chain_thin(squares, closed)
 }
 
 /// The engine drawing the tours.
@@ -283,7 +286,7 @@ impl Sampler {
             .map(|c| chain::Chain::new(path.clone(), closed, pinned, mix(self.opts.seed ^ mix(c))))
             .collect();
         self.how = format!(
-            "backbite Markov chain{}: {CHAINS} chains from a tour by {}, burn-in {burn_in} {unit}, then a sample every {thin} {unit}",
+            "Markov chain of backbites and two-edge exchanges{}: {CHAINS} chains from a tour by {}, burn-in {burn_in} {unit}, then a sample every {thin} {unit}",
             if closed {
                 " on open paths, sampled where they close"
             } else {
@@ -341,6 +344,31 @@ impl Sampler {
 
     pub fn board(&self) -> Board {
         self.board
+    }
+
+    /// The tours of ranks `ranks` (exact samplers only; `None` for the chain), each verified:
+    /// the map from ranks to tours that a draw applies to a uniform rank, for enumerating every
+    /// tour of a small board. Each is read in its first direction (closed tours from `--from` or
+    /// a1), so with the search's tables every directed open tour has one rank.
+    pub fn every(&mut self, ranks: std::ops::Range<u64>) -> Option<Vec<Tour>> {
+        let (board, closed, from) = (self.board, self.opts.closed, self.opts.from);
+        let paths: Vec<Vec<u32>> = match &self.engine {
+            Engine::Dfs(d) => ranks.into_par_iter().map(|r| d.unrank(r)).collect(),
+            Engine::Layers(l) => ranks
+                .into_par_iter()
+                .map(|r| l.unrank(&BigUint::from(r), false))
+                .collect(),
+            Engine::Chain { .. } => return None,
+        };
+        let piece = &self.piece;
+        paths
+            .into_par_iter()
+            .map(|p| {
+                let p = orient(board, p, closed, from, false, false);
+                let squares = p.into_iter().map(|i| board.square(i)).collect();
+                Tour::verified(board, piece, squares, closed).ok()
+            })
+            .collect()
     }
 
     /// The next `n` tours, each verified; in parallel on the current rayon pool, the same for
@@ -421,8 +449,11 @@ impl Sampler {
     }
 }
 
-/// A closed tour read from `from` (or a1); exact samplers give cycles in an arbitrary
-/// direction, so a fair coin picks it (the chain's paths already come in a uniform direction).
+/// A drawn path as a tour. A closed tour is read from `from` (or a1) in the direction a fair
+/// coin picks (the samplers give cycles in an arbitrary one). The chain's open paths are
+/// reversed on the coin too: its moves never change the colour of either end (the new end is
+/// two moves from the old one), so on a board with an even number of squares it keeps every
+/// path in one of its two directions, and only the coin makes each direction equally likely.
 fn orient(
     board: Board,
     mut path: Vec<u32>,
@@ -438,9 +469,11 @@ fn orient(
             .position(|&s| s == start)
             .expect("a tour passes every square");
         path.rotate_left(at);
-        if coin && !chain {
+        if coin {
             path[1..].reverse();
         }
+    } else if chain && from.is_none() && coin {
+        path.reverse();
     }
     path
 }
