@@ -159,7 +159,7 @@ pub fn chain_burn_in(squares: u64, closed: bool) -> u64 {
 
 /// The engine drawing the tours.
 enum Engine {
-    Dfs(dfs::Dfs),
+    Dfs(Box<dfs::Dfs>),
     Layers(Box<dyn layers::Draw>),
     Chain {
         chains: Vec<chain::Chain>,
@@ -572,7 +572,7 @@ fn exact_engine(
                 d.roots_described(),
                 d.cached()
             );
-            return Ok((Engine::Dfs(d), how, total));
+            return Ok((Engine::Dfs(Box::new(d)), how, total));
         }
         if !layers::fits(board, piece) {
             return Err(format!(
