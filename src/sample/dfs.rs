@@ -211,7 +211,10 @@ impl Dfs {
     pub(crate) fn roots_described(&self) -> String {
         match (self.anchor, self.roots.len()) {
             (Some(_), r) => {
-                format!("cycles through the square of least degree: {r} pairs of its neighbours")
+                format!(
+                    "cycles through the square of least degree, as paths between its neighbours ({r} pair{})",
+                    if r == 1 { "" } else { "s" }
+                )
             }
             (None, 1) => "paths from the start square".into(),
             (None, r) => format!("one search per symmetry orbit of start squares: {r}"),
