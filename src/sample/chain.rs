@@ -16,7 +16,7 @@
 //! Backbites alone are not enough on the knight's graph: they never change the colour of an end
 //! (the new end is two moves from the old), and on 5x5 they reach exactly half of the 1,728 tours
 //! from any start (measured). Every other move is therefore a two-edge exchange (2-opt, see
-//! [`Chain::exchange`]), also symmetric; with it the chain reaches all of them. Each move is a
+//! `Chain::exchange`), also symmetric; with it the chain reaches all of them. Each move is a
 //! backbite or an exchange with probability 1/2, a mixture of symmetric proposals, so the
 //! stationary distribution stays uniform. Open paths are printed in a direction a fair coin
 //! picks (backbites keep each end on its colour, which on boards with an even number of squares

@@ -3,8 +3,8 @@
 //! - **Exact** (`Method::Exact`): every tour asked for (directed open tours, those from a start
 //!   square, or closed tours as undirected cycles) has the same probability. A uniform integer
 //!   below the number of tours is drawn and the tour of that rank is built by walking a counting
-//!   engine's tables: the bitboard search on boards of up to 64 squares ([`dfs`]), the frontier
-//!   engine's layers on long boards ([`layers`]).
+//!   engine's tables: the bitboard search on boards of up to 64 squares (`dfs.rs`), the frontier
+//!   engine's layers on long boards (`layers.rs`).
 //! - **Chain** (`Method::Chain`): backbite moves on a Hamiltonian path from a tour the finder
 //!   makes ([`chain`]); its stationary distribution is uniform, but how close a finite run gets is
 //!   measured, not proved.
