@@ -9,6 +9,7 @@ use knights::count::Shard;
 use knights::find::Strategy;
 use knights::heuristics::Heuristic;
 use knights::render::Format;
+use knights::sample::Method as SampleMethod;
 use knights::{Board, Piece, Square};
 
 /// Knight's tours and their relatives: find, verify and count tours on any board.
@@ -36,6 +37,9 @@ pub(crate) enum Command {
     /// Estimate the number of tours by random probes, with a 95 % interval (boards of up to 64
     /// squares).
     Estimate(EstimateArgs),
+    /// Draw random tours, each verified: exactly uniform where the tours can be counted, from a
+    /// Markov chain (approximately uniform) beyond.
+    Sample(SampleArgs),
 }
 
 /// Options every subcommand shares: the piece.
@@ -278,6 +282,62 @@ pub(crate) struct EstimateArgs {
     pub(crate) json: bool,
 }
 
+/// How sampled tours are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SampleFormat {
+    /// Numbered boards separated by a blank line.
+    Grid,
+    /// One tour a line: algebraic squares separated by spaces.
+    Moves,
+    /// JSON Lines: one tour object a line, with the method and whether it is exactly uniform.
+    Json,
+    /// Only the summary line (for timing).
+    None,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SampleArgs {
+    /// The board, ROWSxCOLS (e.g. 6x6, 3x40, 8x8).
+    #[arg(value_parser = parse_board, allow_hyphen_values = true)]
+    pub(crate) board: Board,
+    /// Tours to draw.
+    #[arg(short = 'n', long = "number", value_name = "N", default_value_t = 1, value_parser = parse_positive, allow_hyphen_values = true)]
+    pub(crate) number: u64,
+    /// Closed tours (undirected cycles, each printed from --from or a1 in a random direction).
+    #[arg(long, short = 'c')]
+    pub(crate) closed: bool,
+    /// Only tours starting on this square (closed tours: printed from it).
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
+    pub(crate) from: Option<Square>,
+    #[command(flatten)]
+    pub(crate) piece: PieceArg,
+    /// Seed of the random draws; the same seed gives the same tours on any number of threads.
+    #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
+    pub(crate) seed: u64,
+    /// exact: every tour equally likely, from the counting tables (exit 2 where they are out of
+    /// reach); chain: the backbite Markov chain (approximately uniform); auto: exact where the
+    /// tables fit, the chain otherwise.
+    #[arg(long, value_enum, default_value_t = SampleMethod::Auto)]
+    pub(crate) method: SampleMethod,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SampleFormat::Grid)]
+    pub(crate) format: SampleFormat,
+    /// Worker threads (default: every core); the tours do not depend on it.
+    #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
+    pub(crate) threads: Option<NonZeroUsize>,
+    /// The most memory the exact sampler's tables may take, e.g. 8G or 512M (default: three
+    /// quarters of the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
+    pub(crate) max_memory: Option<u64>,
+    /// Chain: moves between two samples (closed tours: closable paths visited); default 32 a
+    /// square (open, at most 65,536), 2 a square (closed).
+    #[arg(long, value_name = "MOVES", value_parser = parse_moves, allow_hyphen_values = true)]
+    pub(crate) thin: Option<u64>,
+    /// Chain: moves before the first sample, in the same units; default 20 times the thinning.
+    #[arg(long, value_name = "MOVES", value_parser = parse_burn_in, allow_hyphen_values = true)]
+    pub(crate) burn_in: Option<u64>,
+}
+
 /// The survey's heuristics by name, and `all`.
 fn heuristic_names() -> clap::builder::PossibleValuesParser {
     let mut names: Vec<&'static str> = Heuristic::ALL.iter().map(|h| h.name()).collect();
@@ -397,6 +457,18 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 
 fn parse_probes(s: &str) -> Result<u64, String> {
     whole(s, "probes", 1, knights::estimate::MAX_PROBES)
+}
+
+fn parse_positive(s: &str) -> Result<u64, String> {
+    whole(s, "numbers of tours", 1, u64::MAX)
+}
+
+fn parse_moves(s: &str) -> Result<u64, String> {
+    whole(s, "numbers of moves", 1, u64::MAX)
+}
+
+fn parse_burn_in(s: &str) -> Result<u64, String> {
+    whole(s, "numbers of moves", 0, u64::MAX)
 }
 
 /// 1 to [`max_threads`](knights::count::driver::max_threads): past it, threads gain nothing and

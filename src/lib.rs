@@ -15,6 +15,7 @@ pub mod hunt;
 pub mod input;
 pub mod piece;
 pub mod render;
+pub mod sample;
 pub mod search;
 pub mod survey;
 pub mod theory;

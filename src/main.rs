@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Command::Hunt(a) => cmd::hunt::run(&a),
         Command::Survey(a) => cmd::survey::run(&a),
         Command::Estimate(a) => cmd::estimate::run(&a),
+        Command::Sample(a) => cmd::sample::run(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -4,6 +4,7 @@ pub(crate) mod count;
 pub(crate) mod estimate;
 pub(crate) mod hunt;
 pub(crate) mod merge;
+pub(crate) mod sample;
 pub(crate) mod survey;
 pub(crate) mod tour;
 pub(crate) mod verify;

@@ -14,6 +14,33 @@ use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_termin
 /// any of those is fatal); a square ahead with no neighbour it can use.
 #[inline]
 pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: impl FnMut(K)) -> u32 {
+    let mut done = 0;
+    expand_choices(key, step, closed, |next, _| match next {
+        Some(k) => emit(k),
+        None => done += 1,
+    });
+    done
+}
+
+/// What a step gave its square: edges to the neighbours in up to two window slots (slot 0, the
+/// square itself, for none) and whether it became an end of the path. The edges of a tour are
+/// the union of its steps' choices, so a sampler that records them can rebuild the tour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Choice {
+    pub(crate) edges: [u32; 2],
+    pub(crate) terminal: bool,
+}
+
+/// [`expand`] that also says which choice made each successor: calls `emit(Some(next), choice)`
+/// for every state it can lead to and `emit(None, choice)` for every tour it completes (at the
+/// last square only). Different choices may lead to the same state; each is emitted.
+#[inline]
+pub(crate) fn expand_choices<K: Key>(
+    key: K,
+    step: &Step<K>,
+    closed: bool,
+    mut emit: impl FnMut(Option<K>, Choice),
+) {
     let k = key.shifted();
     // a square leaving with no edge gets at most one now: a closed tour is dead whatever the
     // choice, an open one needs that edge (the square leaves as an end of the path); a closed
@@ -23,7 +50,7 @@ pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: imp
     for &s in step.departs.iter().filter(|&&s| s > 0) {
         match k.get(s) {
             SAT => {}
-            FREE if closed => return 0,
+            FREE if closed => return,
             FREE => must = must.or(K::bit(s)),
             _ if closed => must = must.or(K::bit(s)),
             _ => {}
@@ -40,12 +67,11 @@ pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: imp
     }
     if let Some(f) = step.forced {
         if k.get(f) == SAT {
-            return 0;
+            return;
         }
         must = must.or(K::bit(f));
     }
     let usable = &usable[..n];
-    let mut done = 0;
     let mut try_edges = |edges: &[u32], terminal: bool| {
         if must != K::ZERO {
             let got = edges.iter().fold(K::ZERO, |m, &b| m.or(K::bit(b)));
@@ -79,9 +105,16 @@ pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: imp
             }
             k = next;
         }
+        let choice = || Choice {
+            edges: [
+                edges.first().copied().unwrap_or(0),
+                edges.get(1).copied().unwrap_or(0),
+            ],
+            terminal,
+        };
         match settle(k, step, closed, finished) {
-            Some(Settled::Tour) => done += 1,
-            Some(Settled::State(k)) => emit(k),
+            Some(Settled::Tour) => emit(None, choice()),
+            Some(Settled::State(k)) => emit(Some(k), choice()),
             None => {}
         }
     };
@@ -105,7 +138,6 @@ pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: imp
             try_edges(&[a], true);
         }
     }
-    done
 }
 
 enum Settled<K> {

@@ -13,11 +13,11 @@
 //! each column, and on boards that are not too long *meet in the middle* (see [`join`]): both
 //! halves are the same walk from either end, so one walk to the middle does both.
 
-mod expand;
+pub(crate) mod expand;
 mod join;
-mod layout;
+pub(crate) mod layout;
 pub mod snapshot;
-mod state;
+pub(crate) mod state;
 mod sweep;
 mod table;
 

@@ -49,6 +49,50 @@ impl TourJson {
     }
 }
 
+/// A sampled tour (`knights sample --format json`, one a line): the tour's fields, then how it
+/// was drawn: `method` (`"exact"` or `"chain"`), `uniform` (whether every tour had exactly the
+/// same probability), the `seed` and the tour's `index` in the run.
+/// (The tour's fields are repeated rather than flattened: serde's flattening does not read
+/// numbers back under `arbitrary_precision`.)
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SampledJson {
+    pub rows: u32,
+    pub cols: u32,
+    pub closed: bool,
+    pub path: Vec<[u32; 2]>,
+    pub piece: String,
+    pub length: usize,
+    pub method: String,
+    pub uniform: bool,
+    pub seed: u64,
+    pub index: u64,
+}
+
+impl SampledJson {
+    #[must_use]
+    pub fn new(
+        tour: &Tour,
+        piece: &crate::Piece,
+        method: &str,
+        uniform: bool,
+        seed: u64,
+        index: u64,
+    ) -> SampledJson {
+        SampledJson {
+            rows: tour.board.rows,
+            cols: tour.board.cols,
+            closed: tour.closed,
+            path: tour.path.iter().map(|s| [s.row, s.col]).collect(),
+            piece: piece.to_string(),
+            length: tour.path.len(),
+            method: method.to_string(),
+            uniform,
+            seed,
+            index,
+        }
+    }
+}
+
 /// The JSON text through serde (the reference for [`write()`]).
 #[must_use]
 pub fn to_string(tour: &Tour, piece: &crate::Piece) -> String {

@@ -1,0 +1,602 @@
+//! Random tours: exactly uniform where the tours can be counted, from a Markov chain beyond.
+//!
+//! - **Exact** (`Method::Exact`): every tour asked for (directed open tours, those from a start
+//!   square, or closed tours as undirected cycles) has the same probability. A uniform integer
+//!   below the number of tours is drawn and the tour of that rank is built by walking a counting
+//!   engine's tables: the bitboard search on boards of up to 64 squares (`dfs.rs`), the frontier
+//!   engine's layers on long boards (`layers.rs`).
+//! - **Chain** (`Method::Chain`): backbite moves on a Hamiltonian path from a tour the finder
+//!   makes ([`chain`]); its stationary distribution is uniform, but how close a finite run gets is
+//!   measured, not proved.
+//!
+//! Tour `j` of a run depends on the seed and `j` only (exact: its own random stream; chain: a
+//! fixed number of chains, tour `j` from chain `j mod CHAINS`), never on the number of threads.
+//! Every tour is checked by [`Tour::verified`] before it is returned.
+
+pub mod chain;
+mod dfs;
+mod layers;
+pub mod stats;
+
+use std::time::Instant;
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::board::{Board, Square};
+use crate::count::CountSpec;
+use crate::error::Error;
+use crate::find::{self, FindError, FindOptions};
+use crate::hash::mix;
+use crate::piece::Piece;
+use crate::tour::{Tour, TourError};
+
+/// How tours are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Method {
+    /// Exact where the tables fit the memory bound and the count is quick, the chain otherwise.
+    #[default]
+    Auto,
+    /// Exactly uniform, from the counting tables (an error where they do not fit).
+    Exact,
+    /// A Markov chain (backbites and two-edge exchanges): approximately uniform, any board a tour
+    /// can be found on.
+    Chain,
+}
+
+/// Which tables an exact sampler walks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tables {
+    /// The layers on boards with a short side of at most 5 and past 64 squares, the search
+    /// otherwise (the faster on each, as measured in `results/sampling.md`).
+    #[default]
+    Auto,
+    /// The counting search's subtree counts (boards of up to 64 squares).
+    Search,
+    /// The frontier engine's layers.
+    Layers,
+}
+
+/// What to sample.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub closed: bool,
+    /// Only tours starting on this square (closed tours are printed from it).
+    pub from: Option<Square>,
+    pub seed: u64,
+    pub method: Method,
+    /// The most memory the exact sampler's tables may take, in bytes.
+    pub max_memory: u64,
+    /// Chain: moves between two samples (closed tours: closable paths visited); `None` for the
+    /// default, [`chain_thin`].
+    pub thin: Option<u64>,
+    /// Chain: moves before the first sample; `None` for the default, [`chain_burn_in`].
+    pub burn_in: Option<u64>,
+    /// Exact: which tables (a cross-check of one against the other).
+    pub tables: Tables,
+}
+
+impl Options {
+    /// Open tours, automatic method, seed 0, the default memory bound.
+    #[must_use]
+    pub fn new(closed: bool, from: Option<Square>, seed: u64) -> Options {
+        Options {
+            closed,
+            from,
+            seed,
+            method: Method::Auto,
+            max_memory: crate::count::driver::default_max_memory(),
+            thin: None,
+            burn_in: None,
+            tables: Tables::Auto,
+        }
+    }
+
+    #[must_use]
+    pub fn with_method(mut self, method: Method) -> Options {
+        self.method = method;
+        self
+    }
+}
+
+/// What the samplers need to know of a request.
+#[derive(Clone, Debug)]
+pub(crate) struct Request {
+    pub(crate) tables: Tables,
+    pub(crate) closed: bool,
+    pub(crate) from: Option<Square>,
+    pub(crate) max_memory: u64,
+    /// Auto: give up on exact tables estimated (or found) to take longer than this.
+    pub(crate) seconds: Option<f64>,
+}
+
+/// Why no tours are drawn.
+#[derive(Debug, Error)]
+pub enum SampleError {
+    #[error(transparent)]
+    Input(#[from] Error),
+    /// No tour exists (exit 1).
+    #[error("no {kind} tour on {board}{from}: {reason}")]
+    NoTour {
+        kind: &'static str,
+        board: Board,
+        from: String,
+        reason: String,
+    },
+    /// Exact sampling asked for where it is out of reach (exit 2).
+    #[error("{0}")]
+    OutOfReach(String),
+    /// The chain could not start: the finder found no tour.
+    #[error("the chain needs a tour to start from: {0}")]
+    Find(#[from] FindError),
+    #[error("internal error: a sampled path is not a tour: {0}")]
+    Internal(#[from] TourError),
+}
+
+/// Chains a run keeps, whatever the number of threads (tour `j` comes from chain `j mod CHAINS`).
+pub const CHAINS: usize = 8;
+
+/// The chain's default thinning: moves between two samples of open tours on an `n`-square
+/// board, `32 n` (2,048 on 8x8), at most 65,536; for closed tours, closable paths visited between
+/// two samples, `2 n`. On 8x8 (and 6x6) the measured autocorrelations of the statistics in
+/// `results/sampling.md` are below 0.05 at these lags.
+#[must_use]
+pub fn chain_thin(squares: u64, closed: bool) -> u64 {
+    if closed {
+        (squares * 2).clamp(4, 1 << 16)
+    } else {
+        (squares * 32).clamp(16, 1 << 16)
+    }
+}
+
+/// The chain's default burn-in, in the thinning's units: 20 thinning intervals, from a tour
+/// the construction or a heuristic made (a start far from typical).
+#[must_use]
+pub fn chain_burn_in(squares: u64, closed: bool) -> u64 {
+    20 * chain_thin(squares, closed)
+}
+
+/// The engine drawing the tours.
+enum Engine {
+    Dfs(Box<dfs::Dfs>),
+    Layers(Box<dyn layers::Draw>),
+    Chain {
+        chains: Vec<chain::Chain>,
+        moves: chain::Moves,
+        thin: u64,
+        burn_in: u64,
+        burnt: bool,
+    },
+}
+
+/// A sampler: its tables (or chains), built once, then batches of tours drawn from it.
+pub struct Sampler {
+    board: Board,
+    piece: Piece,
+    opts: Options,
+    engine: Engine,
+    /// Tours drawn so far (the index of the next).
+    drawn: u64,
+    how: String,
+    note: Option<String>,
+    total: Option<BigUint>,
+    build_seconds: f64,
+}
+
+impl Sampler {
+    /// Checks the request and builds the tables (exact) or finds the chains' first tour.
+    pub fn new(board: Board, piece: &Piece, opts: &Options) -> Result<Sampler, SampleError> {
+        let t0 = Instant::now();
+        if let Some(s) = opts.from {
+            board.check_square(s)?;
+        }
+        let kind = if opts.closed { "closed" } else { "open" };
+        let spec = CountSpec {
+            closed: opts.closed,
+            from: opts.from,
+            ..CountSpec::default()
+        };
+        if let Some(reason) = crate::count::obstruction(board, piece, &spec) {
+            return Err(SampleError::NoTour {
+                kind,
+                board,
+                from: opts
+                    .from
+                    .filter(|_| !opts.closed)
+                    .map(|s| format!(" from {}", board.name(s)))
+                    .unwrap_or_default(),
+                reason: reason.to_string(),
+            });
+        }
+        let req = Request {
+            tables: opts.tables,
+            closed: opts.closed,
+            from: opts.from,
+            max_memory: opts.max_memory,
+            seconds: (opts.method == Method::Auto).then_some(AUTO_SECONDS),
+        };
+        let mut s = Sampler {
+            board,
+            piece: piece.clone(),
+            opts: opts.clone(),
+            engine: Engine::Layers(Box::new(layers::Empty)),
+            drawn: 0,
+            how: String::new(),
+            note: None,
+            total: None,
+            build_seconds: 0.0,
+        };
+        let exact = match opts.method {
+            Method::Chain => Err(String::new()),
+            Method::Exact | Method::Auto => exact_engine(board, piece, &req),
+        };
+        match exact {
+            Ok((engine, how, total)) => {
+                s.engine = engine;
+                s.how = how;
+                s.total = Some(total);
+            }
+            Err(why) if opts.method == Method::Exact => return Err(SampleError::OutOfReach(why)),
+            Err(why) => {
+                if opts.method == Method::Auto {
+                    s.note = Some(format!(
+                        "exact sampling is out of reach ({why}): the chain instead"
+                    ));
+                }
+                s.start_chain()?;
+            }
+        }
+        if s.total.as_ref().is_some_and(|t| *t == BigUint::ZERO) {
+            return Err(SampleError::NoTour {
+                kind,
+                board,
+                from: opts
+                    .from
+                    .filter(|_| !opts.closed)
+                    .map(|s| format!(" from {}", board.name(s)))
+                    .unwrap_or_default(),
+                reason: "the exact count is 0".into(),
+            });
+        }
+        s.build_seconds = t0.elapsed().as_secs_f64();
+        Ok(s)
+    }
+
+    fn start_chain(&mut self) -> Result<(), SampleError> {
+        let (board, closed) = (self.board, self.opts.closed);
+        let found = find::find_compact(
+            board,
+            &self.piece,
+            &FindOptions::new(closed, self.opts.from, self.opts.seed),
+        )?;
+        let path: Vec<u32> = found.tour.squares().collect();
+        let n = board.squares();
+        let thin = self
+            .opts
+            .thin
+            .unwrap_or_else(|| chain_thin(n, closed))
+            .max(1);
+        let burn_in = self
+            .opts
+            .burn_in
+            .unwrap_or_else(|| chain_burn_in(n, closed));
+        let pinned = !closed && self.opts.from.is_some();
+        let chains = (0..CHAINS as u64)
+            .map(|c| chain::Chain::new(path.clone(), closed, pinned, mix(self.opts.seed ^ mix(c))))
+            .collect();
+        self.how = format!(
+            "Markov chain of backbites and two-edge exchanges{}: {CHAINS} chains from a tour by {}, burn-in {burn_in} {unit}, then a sample every {thin} {unit}",
+            if closed {
+                " on open paths, sampled where they close"
+            } else {
+                ""
+            },
+            found.method,
+            unit = if closed { "closable paths" } else { "moves" },
+        );
+        self.engine = Engine::Chain {
+            chains,
+            moves: chain::Moves::new(board, &self.piece),
+            thin,
+            burn_in,
+            burnt: false,
+        };
+        Ok(())
+    }
+
+    /// `"exact"` or `"chain"`.
+    #[must_use]
+    pub fn method(&self) -> &'static str {
+        if self.uniform() { "exact" } else { "chain" }
+    }
+
+    /// Whether every tour is drawn with exactly the same probability.
+    #[must_use]
+    pub fn uniform(&self) -> bool {
+        !matches!(self.engine, Engine::Chain { .. })
+    }
+
+    /// How the tours are drawn, in one line.
+    #[must_use]
+    pub fn how(&self) -> &str {
+        &self.how
+    }
+
+    /// Why `auto` took the chain, if it did.
+    #[must_use]
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+
+    /// The number of tours drawn from (exact only): directed open tours (from the start square,
+    /// if one is given) or closed tours as undirected cycles.
+    #[must_use]
+    pub fn total(&self) -> Option<&BigUint> {
+        self.total.as_ref()
+    }
+
+    /// Seconds spent building the tables (or finding the chains' start).
+    #[must_use]
+    pub fn build_seconds(&self) -> f64 {
+        self.build_seconds
+    }
+
+    pub fn board(&self) -> Board {
+        self.board
+    }
+
+    /// The tours of ranks `ranks` (exact samplers only; `None` for the chain), each verified:
+    /// the map from ranks to tours that a draw applies to a uniform rank, for enumerating every
+    /// tour of a small board. Each is read in its first direction (closed tours from `--from` or
+    /// a1), so with the search's tables every directed open tour has one rank.
+    pub fn every(&mut self, ranks: std::ops::Range<u64>) -> Option<Vec<Tour>> {
+        let (board, closed, from) = (self.board, self.opts.closed, self.opts.from);
+        let paths: Vec<Vec<u32>> = match &self.engine {
+            Engine::Dfs(d) => ranks.into_par_iter().map(|r| d.unrank(r)).collect(),
+            Engine::Layers(l) => ranks
+                .into_par_iter()
+                .map(|r| l.unrank(&BigUint::from(r), false))
+                .collect(),
+            Engine::Chain { .. } => return None,
+        };
+        let piece = &self.piece;
+        paths
+            .into_par_iter()
+            .map(|p| {
+                let p = orient(board, p, closed, from, false, false);
+                let squares = p.into_iter().map(|i| board.square(i)).collect();
+                Tour::verified(board, piece, squares, closed).ok()
+            })
+            .collect()
+    }
+
+    /// The next `n` tours, each verified; in parallel on the current rayon pool, the same for
+    /// any number of threads.
+    pub fn draw(&mut self, n: usize) -> Result<Vec<Tour>, SampleError> {
+        let first = self.drawn;
+        self.drawn += n as u64;
+        let (board, closed, from, seed) =
+            (self.board, self.opts.closed, self.opts.from, self.opts.seed);
+        let paths: Vec<(Vec<u32>, bool)> = match &mut self.engine {
+            Engine::Dfs(d) => (0..n)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|j| {
+                    let mut rng = tour_rng(seed, first + j as u64);
+                    let r = below_u128(&mut rng, u128::from(d.total()));
+                    (d.unrank(r as u64), rng.bool())
+                })
+                .collect(),
+            Engine::Layers(l) => (0..n)
+                .into_par_iter()
+                .with_max_len(64)
+                .map(|j| {
+                    let mut rng = tour_rng(seed, first + j as u64);
+                    let r = below(&mut rng, l.bound());
+                    let coin = rng.bool();
+                    (l.unrank(&r, coin), coin)
+                })
+                .collect(),
+            Engine::Chain {
+                chains,
+                moves,
+                thin,
+                burn_in,
+                burnt,
+            } => {
+                let (thin, burn) = (*thin, std::mem::replace(burnt, true));
+                let burn_in = *burn_in;
+                let moves = &*moves;
+                // tour j comes from chain j mod CHAINS: chain c gives the tours of this batch
+                // with that remainder, in order
+                let per: Vec<Vec<(Vec<u32>, bool)>> = chains
+                    .par_iter_mut()
+                    .enumerate()
+                    .map(|(c, ch)| {
+                        if !burn {
+                            ch.advance(moves, burn_in);
+                        }
+                        (first..first + n as u64)
+                            .filter(|j| j % CHAINS as u64 == c as u64)
+                            .map(|_| {
+                                ch.advance(moves, thin);
+                                (ch.path().to_vec(), ch.coin())
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let mut iters: Vec<_> = per.into_iter().map(Vec::into_iter).collect();
+                (first..first + n as u64)
+                    .map(|j| {
+                        iters[(j % CHAINS as u64) as usize]
+                            .next()
+                            .expect("one a tour")
+                    })
+                    .collect()
+            }
+        };
+        let piece = &self.piece;
+        let chain = !self.uniform();
+        paths
+            .into_par_iter()
+            .map(|(path, coin)| {
+                let path = orient(board, path, closed, from, coin, chain);
+                let squares = path.into_iter().map(|i| board.square(i)).collect();
+                Ok(Tour::verified(board, piece, squares, closed)?)
+            })
+            .collect()
+    }
+}
+
+/// A drawn path as a tour. A closed tour is read from `from` (or a1) in the direction a fair
+/// coin picks (the samplers give cycles in an arbitrary one). The chain's open paths are
+/// reversed on the coin too: its moves never change the colour of either end (the new end is
+/// two moves from the old one), so on a board with an even number of squares it keeps every
+/// path in one of its two directions, and only the coin makes each direction equally likely.
+fn orient(
+    board: Board,
+    mut path: Vec<u32>,
+    closed: bool,
+    from: Option<Square>,
+    coin: bool,
+    chain: bool,
+) -> Vec<u32> {
+    if closed {
+        let start = from.map_or(0, |s| board.index(s));
+        let at = path
+            .iter()
+            .position(|&s| s == start)
+            .expect("a tour passes every square");
+        path.rotate_left(at);
+        if coin {
+            path[1..].reverse();
+        }
+    } else if chain && from.is_none() && coin {
+        path.reverse();
+    }
+    path
+}
+
+/// The random stream of tour `j`.
+fn tour_rng(seed: u64, j: u64) -> fastrand::Rng {
+    fastrand::Rng::with_seed(mix(mix(seed) ^ mix(j.wrapping_add(0x5A4D_504C))))
+}
+
+/// A uniform integer below `n` (`n > 0`): random bits as many as `n - 1` has, drawn until the
+/// number is below `n` (fewer than two draws on average), so no value is favoured.
+pub(crate) fn below_u128(rng: &mut fastrand::Rng, n: u128) -> u128 {
+    debug_assert!(n > 0);
+    let bits = 128 - (n - 1).leading_zeros();
+    if bits == 0 {
+        return 0;
+    }
+    loop {
+        let x = rng.u128(..) >> (128 - bits);
+        if x < n {
+            return x;
+        }
+    }
+}
+
+/// [`below_u128`] for numbers of any size.
+pub(crate) fn below(rng: &mut fastrand::Rng, n: &BigUint) -> BigUint {
+    if let Ok(small) = u128::try_from(n) {
+        return below_u128(rng, small).into();
+    }
+    let bits = (n - 1u32).bits();
+    let words = bits.div_ceil(64) as usize;
+    loop {
+        let mut w: Vec<u64> = (0..words).map(|_| rng.u64(..)).collect();
+        let spare = words as u64 * 64 - bits;
+        if spare > 0 {
+            *w.last_mut().expect("a word") >>= spare;
+        }
+        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let x = BigUint::from_bytes_le(&bytes);
+        if x < *n {
+            return x;
+        }
+    }
+}
+
+/// DFS estimates beyond this many seconds leave exact sampling to the frontier tables.
+const DFS_SECONDS: f64 = 120.0;
+
+/// `auto` takes exact sampling only where its tables are estimated (and found) to take at most
+/// this long to build; `exact` waits as long as it takes, within the memory bound.
+pub const AUTO_SECONDS: f64 = 30.0;
+
+/// The exact engine for the request, or why there is none.
+fn exact_engine(
+    board: Board,
+    piece: &Piece,
+    req: &Request,
+) -> Result<(Engine, String, BigUint), String> {
+    let n = board.squares();
+    let kind = if req.closed { "closed" } else { "open" };
+    let layers_first = match req.tables {
+        Tables::Auto => n > 1 && layers::preferred(board, piece, req),
+        Tables::Search => false,
+        Tables::Layers => true,
+    };
+    if req.tables == Tables::Search && !board.is_small() {
+        return Err(format!(
+            "the search's tables take boards of up to 64 squares; {board} has {n}"
+        ));
+    }
+    if board.is_small() && !layers_first {
+        let spec = CountSpec {
+            closed: req.closed,
+            from: req.from,
+            symmetry: true,
+            per_square: false,
+            to: None,
+        };
+        let plan = crate::count::Plan::new(board, piece, &spec);
+        let secs = if n <= 40 {
+            0.0
+        } else {
+            crate::count::estimate_seconds(&plan, rayon::current_num_threads())
+        };
+        if secs <= req.seconds.unwrap_or(DFS_SECONDS) || req.tables == Tables::Search {
+            let d = dfs::Dfs::new(board, piece, req);
+            let total = BigUint::from(d.total());
+            let how = format!(
+                "exact: a uniform rank below {total} {kind} tours{}, unranked down the counting search ({}, {} subtree counts cached)",
+                if req.closed {
+                    " (undirected cycles)"
+                } else {
+                    ""
+                },
+                d.roots_described(),
+                d.cached()
+            );
+            return Ok((Engine::Dfs(Box::new(d)), how, total));
+        }
+        if !layers::fits(board, piece) {
+            return Err(format!(
+                "counting {kind} tours on {board} by search is estimated at {}",
+                crate::count::human_duration(secs)
+            ));
+        }
+    }
+    let l = layers::build(board, piece, req)?;
+    // open tours from any square: the layers count undirected paths, each drawn in a direction
+    // a fair coin picks
+    let total = if req.closed || req.from.is_some() {
+        l.bound().clone()
+    } else {
+        l.bound() * 2u32
+    };
+    let how = format!(
+        "exact: a uniform rank below {total} {kind} tours{}, unranked through the frontier engine's layers ({})",
+        if req.closed {
+            " (undirected cycles)"
+        } else {
+            ""
+        },
+        l.describe()
+    );
+    Ok((Engine::Layers(l), how, total))
+}

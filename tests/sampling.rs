@@ -1,0 +1,485 @@
+//! Statistical tests of `knights sample` at fixed seeds. Each test names the probability that a
+//! correct sampler fails it: chi-square tests reject at an upper tail of 1e-6 (the critical value
+//! by Wilson and Hilferty's approximation, `Z` below), so with every seed fixed a pass is
+//! reproducible and a correct sampler would have failed with probability about 1e-6 per test.
+//! The chain's samples are not independent: its tests allow twice the variance of independent
+//! draws (the statistic is halved before the comparison), which the measured autocorrelations at
+//! the default thinning (below 0.05, `results/sampling.md`) leave ample room for.
+
+use std::collections::HashMap;
+
+use knights::count::{self, CountSpec, Engine};
+use knights::sample::stats::{chi_square, chi_square_critical, cycle_key, straight_triples};
+use knights::sample::{Method, Options, Sampler, Tables};
+use knights::tour::verify;
+use knights::{Board, Piece, Square, Tour};
+
+/// The upper normal quantile of 1e-6.
+const Z: f64 = 4.753;
+
+fn board(s: &str) -> Board {
+    s.parse().unwrap()
+}
+
+fn sampler(b: Board, closed: bool, from: Option<&str>, seed: u64, method: Method) -> Sampler {
+    let from = from.map(|s| b.parse_square(s).unwrap());
+    let opts = Options::new(closed, from, seed).with_method(method);
+    Sampler::new(b, &Piece::knight(), &opts).unwrap()
+}
+
+fn with_tables(b: Board, closed: bool, seed: u64, tables: Tables) -> Sampler {
+    let mut opts = Options::new(closed, None, seed).with_method(Method::Exact);
+    opts.tables = tables;
+    Sampler::new(b, &Piece::knight(), &opts).unwrap()
+}
+
+/// Directed open tours by start square (row-major), by the DFS counter (once a board: the
+/// tests share them).
+fn per_square(b: Board) -> Vec<u64> {
+    static DONE: std::sync::Mutex<Vec<(Board, Vec<u64>)>> = std::sync::Mutex::new(Vec::new());
+    if let Some((_, v)) = DONE.lock().unwrap().iter().find(|(x, _)| *x == b) {
+        return v.clone();
+    }
+    let spec = CountSpec {
+        symmetry: true,
+        per_square: true,
+        ..CountSpec::default()
+    };
+    let v = count::count(b, &Piece::knight(), &spec, Engine::Dfs)
+        .unwrap()
+        .per_square
+        .unwrap();
+    DONE.lock().unwrap().push((b, v.clone()));
+    v
+}
+
+fn draw(s: &mut Sampler, n: usize) -> Vec<Tour> {
+    let tours = s.draw(n).unwrap();
+    for t in &tours {
+        // every tour is verified by the sampler; check again here
+        let closed = verify(t.board, &Piece::knight(), &t.path).unwrap();
+        assert!(!t.closed || closed);
+    }
+    tours
+}
+
+/// Chi-square of start-square frequencies against `counts`, with `df` = squares that can start
+/// a tour, less one; the statistic divided by `inflation` (1 for exact samples).
+fn start_squares_agree(b: Board, tours: &[Tour], counts: &[u64], inflation: f64) {
+    let mut seen = vec![0u64; counts.len()];
+    for t in tours {
+        seen[b.index(t.path[0]) as usize] += 1;
+    }
+    let total: u64 = counts.iter().sum();
+    let expected: Vec<f64> = counts
+        .iter()
+        .map(|&c| c as f64 * tours.len() as f64 / total as f64)
+        .collect();
+    for (i, (&o, &e)) in seen.iter().zip(&expected).enumerate() {
+        assert!(e > 0.0 || o == 0, "square {i} starts no tour but was drawn");
+    }
+    let df = counts.iter().filter(|&&c| c > 0).count() as f64 - 1.0;
+    let x = chi_square(&seen, &expected) / inflation;
+    let crit = chi_square_critical(df, Z);
+    assert!(x < crit, "{b}: chi-square {x:.1} over {crit:.1} (df {df})");
+}
+
+#[test]
+fn exact_5x5_open_is_uniform_over_all_1728_tours() {
+    // both tables: the frontier layers (what auto takes on 5x5) and the search's counts
+    for (tables, seed) in [(Tables::Layers, 1), (Tables::Search, 2)] {
+        let b = board("5x5");
+        let mut s = with_tables(b, false, seed, tables);
+        assert_eq!(s.total().unwrap(), &1728u32.into());
+        assert!(s.uniform());
+        let n = 50_000;
+        let mut seen: HashMap<Vec<Square>, u64> = HashMap::new();
+        for t in draw(&mut s, n) {
+            *seen.entry(t.path).or_default() += 1;
+        }
+        // each tour expected 28.9 times: one missing has probability e^-28.9 (3e-13) per tour
+        assert_eq!(seen.len(), 1728, "{tables:?}: every tour drawn");
+        let obs: Vec<u64> = seen.values().copied().collect();
+        let x = chi_square(&obs, &vec![n as f64 / 1728.0; 1728]);
+        let crit = chi_square_critical(1727.0, Z);
+        assert!(x < crit, "{tables:?}: chi-square {x:.1} over {crit:.1}");
+    }
+}
+
+#[test]
+fn exact_6x6_closed_is_uniform_over_all_9862_cycles() {
+    let b = board("6x6");
+    let mut s = sampler(b, true, None, 3, Method::Exact);
+    assert_eq!(s.total().unwrap(), &9862u32.into());
+    let n = 50_000;
+    let mut seen: HashMap<Vec<u32>, u64> = HashMap::new();
+    for t in draw(&mut s, n) {
+        assert!(t.closed);
+        assert_eq!(t.path[0], Square::new(0, 0), "read from a1");
+        *seen.entry(cycle_key(b, &t.path)).or_default() += 1;
+    }
+    assert!(seen.len() <= 9862);
+    let mut obs: Vec<u64> = seen.values().copied().collect();
+    obs.resize(9862, 0);
+    let x = chi_square(&obs, &vec![n as f64 / 9862.0; 9862]);
+    let crit = chi_square_critical(9861.0, Z);
+    assert!(x < crit, "chi-square {x:.1} over {crit:.1}");
+}
+
+#[test]
+fn exact_6x6_open_start_squares_match_the_counts_by_square() {
+    let b = board("6x6");
+    let mut s = sampler(b, false, None, 4, Method::Exact);
+    let tours = draw(&mut s, 20_000);
+    start_squares_agree(b, &tours, &per_square(b), 1.0);
+}
+
+#[test]
+fn exact_5x8_and_3x12_start_squares_match_the_counts_by_square() {
+    for (name, seed) in [("5x8", 5), ("3x12", 6)] {
+        let b = board(name);
+        let mut s = sampler(b, false, None, seed, Method::Exact);
+        let tours = draw(&mut s, 20_000);
+        start_squares_agree(b, &tours, &per_square(b), 1.0);
+    }
+}
+
+#[test]
+fn exact_from_a_square_and_long_boards_agree_with_the_counts() {
+    // --from: every tour starts there, and the total is the count from it
+    let b = board("6x6");
+    let s = sampler(b, false, Some("c2"), 7, Method::Exact);
+    let spec = CountSpec {
+        from: Some(b.parse_square("c2").unwrap()),
+        ..CountSpec::default()
+    };
+    let want = count::count(b, &Piece::knight(), &spec, Engine::Dfs).unwrap();
+    assert_eq!(s.total().unwrap(), &want.directed);
+    let mut s = s;
+    for t in draw(&mut s, 200) {
+        assert_eq!(b.name(t.path[0]), "c2");
+    }
+    // the layers on boards past 64 squares, against the frontier counter's figures
+    for (name, closed) in [
+        ("3x40", false),
+        ("4x20", false),
+        ("3x40", true),
+        ("5x14", true),
+    ] {
+        let b = board(name);
+        let mut s = sampler(b, closed, None, 8, Method::Exact);
+        let spec = CountSpec {
+            closed,
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let c = count::count(b, &Piece::knight(), &spec, Engine::Frontier).unwrap();
+        let want = if closed { c.undirected } else { c.directed };
+        assert_eq!(s.total().unwrap(), &want, "{name} closed={closed}");
+        for t in draw(&mut s, 100) {
+            assert_eq!(t.closed, closed || t.closed);
+            if closed {
+                assert!(t.closed);
+            }
+        }
+    }
+}
+
+#[test]
+fn both_exact_tables_give_the_same_tours_counts() {
+    // the same totals from the search and the layers, open and closed, on small boards
+    for (name, closed) in [
+        ("5x6", false),
+        ("3x10", false),
+        ("6x6", true),
+        ("5x6", true),
+    ] {
+        let b = board(name);
+        let a = with_tables(b, closed, 1, Tables::Search);
+        let l = with_tables(b, closed, 1, Tables::Layers);
+        assert_eq!(a.total(), l.total(), "{name} closed={closed}");
+    }
+}
+
+/// Every directed open tour of `b`, by unranking every rank of the exact sampler's search: the
+/// exact distribution of any statistic.
+fn every_tour(b: Board) -> Vec<Tour> {
+    let mut s = with_tables(b, false, 0, Tables::Search);
+    let n = u64::try_from(s.total().unwrap()).unwrap();
+    let tours = s.every(0..n).unwrap();
+    assert_eq!(tours.len() as u64, n);
+    tours
+}
+
+#[test]
+fn chain_matches_the_exact_distribution_on_5x6_and_6x6() {
+    // 5x6: start squares against the counts, straight triples against every tour's
+    let b = board("5x6");
+    let all = every_tour(b);
+    let mut distinct: Vec<&Vec<Square>> = all.iter().map(|t| &t.path).collect();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), all.len(), "unranking is one to one");
+    let mut s = sampler(b, false, None, 9, Method::Chain);
+    assert!(!s.uniform());
+    let tours = draw(&mut s, 20_000);
+    start_squares_agree(b, &tours, &per_square(b), 2.0);
+    let hist = |ts: &[Tour]| {
+        let mut h = vec![0u64; 64];
+        for t in ts {
+            h[straight_triples(&t.path, false) as usize] += 1;
+        }
+        h
+    };
+    let exact = hist(&all);
+    let got = hist(&tours);
+    // bins with fewer than 5 expected are pooled into their neighbour
+    let mut obs = Vec::new();
+    let mut exp = Vec::new();
+    let (mut o, mut e) = (0u64, 0f64);
+    for (&x, &y) in got.iter().zip(&exact) {
+        o += x;
+        e += y as f64 * tours.len() as f64 / all.len() as f64;
+        if e >= 5.0 {
+            obs.push(o);
+            exp.push(e);
+            (o, e) = (0, 0.0);
+        }
+    }
+    *obs.last_mut().unwrap() += o;
+    *exp.last_mut().unwrap() += e;
+    let x = chi_square(&obs, &exp) / 2.0;
+    let crit = chi_square_critical(obs.len() as f64 - 1.0, Z);
+    assert!(
+        x < crit,
+        "straight triples: chi-square {x:.1} over {crit:.1}"
+    );
+
+    // 6x6: start squares against the counts, the mean of straight triples against exact draws
+    let b = board("6x6");
+    let mut s = sampler(b, false, None, 10, Method::Chain);
+    let chain = draw(&mut s, 20_000);
+    start_squares_agree(b, &chain, &per_square(b), 2.0);
+    let mut e = sampler(b, false, None, 11, Method::Exact);
+    let exact = draw(&mut e, 10_000);
+    let stats = |ts: &[Tour]| {
+        let v: Vec<f64> = ts
+            .iter()
+            .map(|t| f64::from(straight_triples(&t.path, false)))
+            .collect();
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+        (m, var / v.len() as f64)
+    };
+    let ((m1, v1), (m2, v2)) = (stats(&chain), stats(&exact));
+    // the chain's variance doubled, as above; |z| beyond 4.89 has probability 1e-6
+    let z = (m1 - m2) / (2.0 * v1 + v2).sqrt();
+    assert!(
+        z.abs() < 4.89,
+        "straight triples: means {m1:.3} and {m2:.3}, z {z:.2}"
+    );
+}
+
+#[test]
+fn closed_chain_matches_the_cycles_on_6x6() {
+    // closed tours from the chain: every cycle equally likely in the limit; the straight triples
+    // of 20,000 samples against those of the 9,862 cycles, enumerated
+    let b = board("6x6");
+    let mut all = with_tables(b, true, 0, Tables::Search);
+    let cycles = all.every(0..9862).unwrap();
+    let mut s = sampler(b, true, Some("d4"), 12, Method::Chain);
+    let tours = draw(&mut s, 20_000);
+    let mut seen: HashMap<Vec<u32>, u64> = HashMap::new();
+    for t in &tours {
+        assert!(t.closed);
+        assert_eq!(b.name(t.path[0]), "d4");
+        *seen.entry(cycle_key(b, &t.path)).or_default() += 1;
+    }
+    let mean = |v: &mut dyn Iterator<Item = f64>| {
+        let v: Vec<f64> = v.collect();
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        (
+            m,
+            v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len() as f64,
+        )
+    };
+    let (me, var) = mean(
+        &mut cycles
+            .iter()
+            .map(|t| f64::from(straight_triples(&t.path, true))),
+    );
+    let (mc, _) = mean(
+        &mut tours
+            .iter()
+            .map(|t| f64::from(straight_triples(&t.path, true))),
+    );
+    let z = (mc - me) / (2.0 * var / tours.len() as f64).sqrt();
+    assert!(
+        z.abs() < 4.89,
+        "means {mc:.3} (chain) and {me:.3} (all cycles), z {z:.2}"
+    );
+    // 20,000 draws over 9,862 cycles reach most of them (about 87 % if uniform)
+    assert!(seen.len() > 8200, "{} cycles reached", seen.len());
+}
+
+#[test]
+fn seeds_and_threads() {
+    let run = |b: &str, closed: bool, seed: u64, method: Method, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut s = sampler(board(b), closed, None, seed, method);
+            // two batches: the second goes on where the first stopped
+            let mut t = s.draw(10).unwrap();
+            t.extend(s.draw(7).unwrap());
+            t.into_iter().map(|t| t.path).collect::<Vec<_>>()
+        })
+    };
+    for (b, closed, method) in [
+        ("6x6", false, Method::Exact),
+        ("6x6", true, Method::Exact),
+        ("3x20", false, Method::Exact),
+        ("8x8", false, Method::Chain),
+        ("8x8", true, Method::Chain),
+    ] {
+        let one = run(b, closed, 1, method, 1);
+        assert_eq!(one, run(b, closed, 1, method, 2), "{b}: threads");
+        assert_eq!(one, run(b, closed, 1, method, 3), "{b}: threads");
+        assert_ne!(one, run(b, closed, 2, method, 2), "{b}: seeds");
+        let mut d = one.clone();
+        d.sort();
+        d.dedup();
+        assert!(d.len() > 10, "{b}: tours differ from one another");
+    }
+}
+
+#[test]
+fn out_of_reach_and_no_tour() {
+    let b = board("8x8");
+    let mut opts = Options::new(false, None, 0).with_method(Method::Exact);
+    opts.max_memory = 1 << 30;
+    let e = Sampler::new(b, &Piece::knight(), &opts).err().unwrap();
+    assert!(e.to_string().contains("--max-memory"), "{e}");
+    let s = sampler(b, false, None, 0, Method::Auto);
+    assert!(!s.uniform());
+    assert!(s.note().unwrap().contains("the chain instead"));
+    let e = Sampler::new(board("5x5"), &Piece::knight(), &Options::new(true, None, 0)).err();
+    assert!(matches!(
+        e,
+        Some(knights::sample::SampleError::NoTour { .. })
+    ));
+}
+
+fn knights() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("knights").unwrap()
+}
+
+#[test]
+fn cli_prints_verified_tours_in_every_format() {
+    // JSON Lines: one object a line, parsed, each with the method and whether it is uniform
+    let out = knights()
+        .args([
+            "sample", "6x6", "-n", "50", "--format", "json", "--seed", "3",
+        ])
+        .assert()
+        .success();
+    let o = out.get_output();
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 50);
+    for (i, l) in lines.iter().enumerate() {
+        let j: knights::render::json::SampledJson = serde_json::from_str(l).unwrap();
+        assert_eq!(
+            (j.method.as_str(), j.uniform, j.index),
+            ("exact", true, i as u64)
+        );
+        let b = Board {
+            rows: j.rows,
+            cols: j.cols,
+        };
+        let path: Vec<Square> = j.path.iter().map(|&[r, c]| Square::new(r, c)).collect();
+        verify(b, &Piece::knight(), &path).unwrap();
+    }
+    let err = String::from_utf8(o.stderr.clone()).unwrap();
+    assert!(err.contains("method: exact (exactly uniform)"), "{err}");
+    // moves: one a line, each read back by verify
+    let out = knights()
+        .args(["sample", "5x6", "-n", "5", "--closed", "--format", "moves"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 5);
+    for l in text.lines() {
+        knights()
+            .args(["verify", "-", "--board", "5x6", "--closed"])
+            .write_stdin(l)
+            .assert()
+            .success();
+    }
+    // grid: boards separated by a blank line
+    let out = knights()
+        .args(["sample", "5x5", "-n", "3", "--from", "a1"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.split("\n\n").count(), 3);
+    // the same seed gives the same tours on any number of threads
+    let run = |threads: &str, seed: &str| {
+        let o = knights()
+            .args([
+                "sample", "8x8", "-n", "20", "--format", "moves", "-j", threads, "-s", seed,
+            ])
+            .assert()
+            .success();
+        o.get_output().stdout.clone()
+    };
+    assert_eq!(run("1", "5"), run("2", "5"));
+    assert_ne!(run("2", "5"), run("2", "6"));
+}
+
+#[test]
+fn cli_says_which_method_and_refuses_bad_input() {
+    let out = knights()
+        .args(["sample", "8x8", "-n", "100", "--format", "none"])
+        .assert()
+        .success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("the chain instead"), "{err}");
+    assert!(
+        err.contains("method: chain (approximately uniform, not exact)"),
+        "{err}"
+    );
+    let out = knights()
+        .args(["sample", "8x8", "--method", "exact", "--max-memory", "1G"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("--max-memory") && err.lines().count() == 1,
+        "{err}"
+    );
+    for (args, needle) in [
+        (vec!["sample", "6x6", "-n", "x"], "'x'"),
+        (vec!["sample", "6x6", "--method", "fast"], "fast"),
+        (vec!["sample", "6x6", "--from", "z9"], "z9"),
+        (vec!["sample", "6x6", "--thin", "0"], "'0'"),
+        (vec!["sample", "6x6", "--max-memory", "lots"], "lots"),
+        (vec!["sample", "6y6"], "6y6"),
+    ] {
+        let out = knights().args(&args).assert().code(2);
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(
+            err.contains(needle) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    // no tour: exit 1 with the theorem
+    let out = knights()
+        .args(["sample", "5x5", "--closed"])
+        .assert()
+        .code(1);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("no closed tour on 5x5"), "{err}");
+}
