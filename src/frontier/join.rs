@@ -106,6 +106,9 @@ fn group(class: u64, terminals: u32) -> u64 {
     class << 2 | u64::from(terminals.min(3))
 }
 
+/// A right state being indexed: its group, what the join reads, and its row among the counts.
+type Row = (u64, Right, usize);
+
 /// The right half's states grouped by class and terminals (see [`group`]).
 pub(crate) struct RightIndex {
     classes: FxHashMap<u64, (usize, usize)>,
@@ -130,11 +133,11 @@ impl RightIndex {
     ) -> RightIndex {
         let limbs = right.limbs();
         // per part: (class, state, row) and the rows' counts
-        let parts: Vec<(Vec<(u64, Right, usize)>, Vec<u64>)> = (0..right.part_count())
+        let parts: Vec<(Vec<Row>, Vec<u64>)> = (0..right.part_count())
             .into_par_iter()
             .map(|p| {
                 let (mut rows, mut counts) = (Vec::new(), Vec::new());
-                let mut row = |k: K, c: &[u64], rows: &mut Vec<(u64, Right, usize)>| {
+                let mut row = |k: K, c: &[u64], rows: &mut Vec<Row>| {
                     let k = permuted(k, remap, m);
                     let (mates, term) = boundary.links(k);
                     let key = group(boundary.offers(k), term.count_ones());

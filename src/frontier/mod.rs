@@ -531,14 +531,6 @@ impl<'a, K: Key> Run<'a, K> {
                     if phase != "crossing" {
                         self.check_reach(i, &layer, i + 1 == steps.len())?;
                     }
-                    if std::env::var_os("KNIGHTS_TRACE").is_some() {
-                        eprintln!(
-                            "trace {phase} {} states {} t {:.2}",
-                            base + i + 1,
-                            layer.len(),
-                            self.t0.elapsed().as_secs_f64()
-                        );
-                    }
                     if self.saver.due() && i + 1 < steps.len() {
                         self.saver
                             .save(&self.name, phase, i + 1, &with_current(extra, &layer))?;
