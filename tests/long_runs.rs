@@ -527,11 +527,9 @@ fn wait_for_mark(
     panic!("no frontier progress in 120 s");
 }
 
-#[test]
-fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
-    let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("frontier.ckpt");
-    let args = [
+/// A one-thread frontier count of 6x6 open tours with the checkpoint `ck`.
+fn frontier_6x6(ck: &Path) -> [&str; 8] {
+    [
         "count",
         "6x6",
         "--engine",
@@ -539,8 +537,15 @@ fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
         "--threads",
         "1",
         "--checkpoint",
-        path_str(&ck),
-    ];
+        path_str(ck),
+    ]
+}
+
+#[test]
+fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("frontier.ckpt");
+    let args = frontier_6x6(&ck);
     // kill -9 each process as soon as it has saved a layer past the last one seen: every restart
     // must go on from the file (a restart from scratch would save an earlier layer first)
     let mut last: Option<(String, usize)> = None;
@@ -571,16 +576,7 @@ fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
 fn frontier_sigterm_saves_exits_130_then_resume_is_exact() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("frontier.ckpt");
-    let args = [
-        "count",
-        "6x6",
-        "--engine",
-        "frontier",
-        "--threads",
-        "1",
-        "--checkpoint",
-        path_str(&ck),
-    ];
+    let args = frontier_6x6(&ck);
     let mut child = spawn(&args);
     let mark = wait_for_mark(&mut child, &ck, None).expect("finished before the signal");
     signal(&child, "-TERM");
