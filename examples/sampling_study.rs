@@ -94,7 +94,7 @@ fn mixing(name: &str, closed: bool, units: usize) {
 }
 
 fn uniformity() {
-    println!("\n## Uniformity tests (the fixed seeds of `tests/sampling.rs`)\n");
+    println!("\n## Uniformity tests (the fixed seeds of `tests/all/sampling.rs`)\n");
     println!("| test | draws | cells | chi-square | df | p |");
     println!("|---|---|---|---|---|---|");
     let piece = Piece::knight();

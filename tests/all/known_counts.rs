@@ -1,7 +1,7 @@
 //! Known-answer counts from `tests/data/counts.tsv`, checked through the library.
 //!
 //! Rows of tier `fast` run in every `cargo test`; `slow` rows (seconds to a few minutes each on
-//! two cores) run with `cargo test --release --test known_counts -- --ignored`. Rows of tier
+//! two cores) run with `cargo test --profile test-release known_counts -- --ignored`. Rows of tier
 //! `out-of-reach` (hours to centuries for an exhaustive search) are kept as a record of the
 //! oracle values and only checked for consistency with the other rows, never counted.
 
@@ -24,7 +24,7 @@ struct Row {
     tier: String,
 }
 
-const DATA: &str = include_str!("data/counts.tsv");
+const DATA: &str = include_str!("../data/counts.tsv");
 
 fn rows() -> Vec<Row> {
     let mut out = Vec::new();

@@ -85,6 +85,8 @@ fn kill_9_at_several_moments_then_resume_gives_the_exact_count() {
     let args = [
         "count",
         "5x8",
+        "--engine",
+        "dfs",
         "--threads",
         "1",
         "--checkpoint",
@@ -122,6 +124,8 @@ fn sigterm_saves_prints_the_partial_count_and_exits_130_then_resume_is_exact() {
     let args = [
         "count",
         "5x8",
+        "--engine",
+        "dfs",
         "--threads",
         "1",
         "--checkpoint",
@@ -155,6 +159,8 @@ fn ctrl_c_without_a_checkpoint_exits_130_with_the_partial_count() {
         .args([
             "count",
             "5x8",
+            "--engine",
+            "dfs",
             "--threads",
             "1",
             "--json",
@@ -244,11 +250,20 @@ fn a_checkpoint_of_another_run_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let ck = finished_6x6(dir.path());
     for (args, field) in [
-        (vec!["count", "5x6"], "board"),
-        (vec!["count", "6x6", "--closed"], "kind"),
-        (vec!["count", "6x6", "--piece", "zebra"], "piece"),
-        (vec!["count", "6x6", "--no-symmetry"], "symmetry"),
-        (vec!["count", "6x6", "--shard", "0/2"], "shard"),
+        (vec!["count", "5x6", "--engine", "dfs"], "board"),
+        (vec!["count", "6x6", "--engine", "dfs", "--closed"], "kind"),
+        (
+            vec!["count", "6x6", "--engine", "dfs", "--piece", "zebra"],
+            "piece",
+        ),
+        (
+            vec!["count", "6x6", "--engine", "dfs", "--no-symmetry"],
+            "symmetry",
+        ),
+        (
+            vec!["count", "6x6", "--engine", "dfs", "--shard", "0/2"],
+            "shard",
+        ),
     ] {
         let out = knights()
             .args(&args)
@@ -466,13 +481,21 @@ fn bad_shards_are_refused_in_one_line() {
 }
 
 /// The acceptance run: kill -9 the 6x8 closed count twice, then finish it (about a minute
-/// on two cores; run with `cargo test --release -- --ignored`).
+/// on two cores; run with `cargo test --profile test-release -- --ignored`).
 #[test]
 #[ignore = "slow: counts 6x8 closed tours"]
 fn closed_6x8_survives_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
-    let args = ["count", "6x8", "--closed", "--checkpoint", path_str(&ck)];
+    let args = [
+        "count",
+        "6x8",
+        "--closed",
+        "--engine",
+        "dfs",
+        "--checkpoint",
+        path_str(&ck),
+    ];
     for at in [300, 3000] {
         let mut child = spawn(&args);
         wait_for_records(&mut child, &ck, at);

@@ -1,0 +1,10 @@
+//! The integration tests, one binary (one link of the release build instead of seven): each module
+//! is the suite that used to be a file of its own under `tests/`.
+
+mod cli;
+mod construction;
+mod cross_check;
+mod known_counts;
+mod long_runs;
+mod properties;
+mod sampling;
