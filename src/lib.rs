@@ -1,7 +1,9 @@
 //! `knights`: knight's tours and their relatives. Boards, leapers, verified tours, exact counts.
 
+pub mod bench;
 pub mod bitboard;
 pub mod board;
+pub mod cli;
 pub mod construct;
 pub mod count;
 pub mod error;

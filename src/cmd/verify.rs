@@ -6,8 +6,8 @@ use anyhow::{Context, Result};
 use knights::render::{self, parse::ParseError};
 use knights::tour;
 
-use crate::cli::VerifyArgs;
 use crate::{EXIT_NOT_FOUND, emit};
+use knights::cli::VerifyArgs;
 
 pub(crate) fn run(a: &VerifyArgs) -> Result<u8> {
     let text = if a.file.as_os_str() == "-" {

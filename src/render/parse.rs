@@ -19,6 +19,8 @@ pub enum ParseError {
 /// Parses a tour in JSON, grid or moves form. `board` is checked against the tour's own size
 /// (JSON, grid) or gives the size of a moves list (inferred from its squares when absent).
 pub fn parse_tour(text: &str, board: Option<Board>) -> Result<(Board, Vec<Square>), ParseError> {
+    // a grid printed with --color always reads like a plain one
+    let text = super::colour::strip(text);
     let t = text.trim();
     if t.is_empty() {
         return Err(ParseError::Format(
