@@ -309,6 +309,9 @@ pub struct BenchArgs {
     /// Also draw the median times as a bar chart (log scale) in FILE, an SVG picture.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Run only the suite's items whose name contains TEXT (e.g. "6x6", "closed", "tours").
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,

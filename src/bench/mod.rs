@@ -250,7 +250,7 @@ pub fn items(suite: Suite) -> Vec<Task> {
             closed: false,
         });
         items.push(Task::Count {
-            board: b(6, 8),
+            board: b(6, 7),
             closed: true,
         });
     }
@@ -528,20 +528,31 @@ fn time_solver(
     }
 }
 
-/// One count on the current pool, stopped once `limit` has passed, its answer checked against
-/// the known count.
-fn count_once(board: Board, closed: bool, solver: Solver, limit: Duration) -> Run {
-    let engine = match solver {
-        Solver::Naive => Engine::Naive,
-        Solver::Frontier => Engine::Frontier,
-        _ => Engine::Dfs,
-    };
+/// A count timed under a limit: see [`time_count`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedCount {
+    /// Wall-clock seconds of the count.
+    pub seconds: f64,
+    /// The figure (open: directed tours; closed: undirected cycles), or `None` when the count
+    /// was stopped at the limit.
+    pub figure: Option<BigUint>,
+}
+
+/// Counts the knight's tours of `board` with `engine` on the current rayon pool, with the
+/// count's usual symmetry, stopping it once `limit` has passed. An error is a request the engine
+/// cannot serve.
+pub fn time_count(
+    board: Board,
+    closed: bool,
+    engine: Engine,
+    limit: Duration,
+) -> Result<TimedCount, driver::RunError> {
     let spec = CountSpec {
         closed,
         symmetry: true,
         ..CountSpec::default()
     };
-    // threads: None, so the driver runs on the pool this is installed in
+    // threads: None, so the driver runs on the pool this is called in
     let job = Job::new(board, Piece::knight(), spec, engine);
     let stop = AtomicBool::new(false);
     let (done, wait) = mpsc::channel::<()>();
@@ -559,27 +570,47 @@ fn count_once(board: Board, closed: bool, solver: Solver, limit: Duration) -> Ru
         drop(done);
         (outcome, seconds)
     });
-    let outcome = match outcome {
-        Ok(o) => o,
-        Err(e) => {
+    let outcome = outcome?;
+    let figure = if closed {
+        outcome.count.undirected
+    } else {
+        outcome.count.directed
+    };
+    let figure = outcome.finished.then_some(figure);
+    Ok(TimedCount { seconds, figure })
+}
+
+/// One count on the current pool, stopped once `limit` has passed, its answer checked against
+/// the known count.
+fn count_once(board: Board, closed: bool, solver: Solver, limit: Duration) -> Run {
+    let engine = match solver {
+        Solver::Naive => Engine::Naive,
+        Solver::Frontier => Engine::Frontier,
+        _ => Engine::Dfs,
+    };
+    let outcome = time_count(board, closed, engine, limit);
+    let (seconds, got) = match outcome {
+        Ok(TimedCount {
+            figure: Some(got),
+            seconds,
+        }) => (seconds, got),
+        Ok(TimedCount {
+            figure: None,
+            seconds,
+        }) => {
             return Run {
                 seconds,
+                answer: None,
+                status: Status::Timeout,
+            };
+        }
+        Err(e) => {
+            return Run {
+                seconds: 0.0,
                 answer: None,
                 status: Status::Wrong(format!("the count failed: {e}")),
             };
         }
-    };
-    if !outcome.finished {
-        return Run {
-            seconds,
-            answer: None,
-            status: Status::Timeout,
-        };
-    }
-    let got = if closed {
-        outcome.count.undirected
-    } else {
-        outcome.count.directed
     };
     let status = match known::count(board, closed) {
         Some(want) if want != got => Status::Wrong(format!(

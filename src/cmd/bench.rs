@@ -13,6 +13,19 @@ use knights::cli::{BenchArgs, BenchFormat};
 use crate::{EXIT_NOT_FOUND, emit};
 
 pub(crate) fn run(a: &BenchArgs) -> Result<u8> {
+    let settings = Settings::new(a.suite, a.threads);
+    let mut tasks = bench::items(a.suite);
+    if let Some(only) = &a.only {
+        let names: Vec<String> = tasks.iter().map(|t| t.name()).collect();
+        tasks.retain(|t| t.name().contains(only.as_str()));
+        if tasks.is_empty() {
+            bail!(
+                "--only '{only}': no item of the {} suite has it in its name (items: {})",
+                a.suite.name(),
+                names.join(", ")
+            );
+        }
+    }
     // a bad --plot fails now, not after the suite has run for minutes
     let mut plot_file = match &a.plot {
         Some(path) => {
@@ -32,7 +45,6 @@ pub(crate) fn run(a: &BenchArgs) -> Result<u8> {
         }
         None => None,
     };
-    let settings = Settings::new(a.suite, a.threads);
     let bar = if a.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -44,7 +56,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<u8> {
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     };
-    let report = bench::run(&settings, &mut |step| {
+    let report = bench::run_tasks(&settings, tasks, &mut |step| {
         bar.set_length(step.total as u64);
         bar.set_position(step.done as u64);
         bar.set_message(step.label.clone());
