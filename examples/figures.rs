@@ -11,7 +11,7 @@
 //! Every count is checked (against the known counts of `tests/data/counts.tsv` where listed,
 //! and the engines against each other) and every tour verified before its time is kept.
 //!
-//! `cargo run --release --example figures` (about four minutes on two busy cores);
+//! `cargo run --release --example figures` (under three minutes on two busy cores);
 //! `-- --cap SECONDS` changes the cap of one count (default 20).
 
 use std::collections::BTreeMap;

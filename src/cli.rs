@@ -296,8 +296,9 @@ pub struct EstimateArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// The suite: quick (3 runs a solver, counts stopped after 5 s; under a minute on two
-    /// cores) or full (5 runs, 60 s, a larger node budget and more items; several minutes).
+    /// The suite: quick (up to 3 runs a solver, counts stopped after 5 s; under a minute on two
+    /// cores) or full (up to 5 runs, 60 s, a larger node budget and more items; several
+    /// minutes).
     #[arg(long, value_enum, default_value_t = Suite::Quick)]
     pub suite: Suite,
     /// Threads of the parallel solvers (default: every core).

@@ -129,6 +129,8 @@ fn the_manual_page_is_roff_with_every_subcommand() {
     assert!(page.contains(".TH knights 1"), "no title header");
     assert!(page.contains(".SH NAME"));
     assert!(page.contains(".SH SUBCOMMANDS"));
+    assert!(page.contains(".SH \"EXIT STATUS\""));
+    assert!(page.contains("NO_COLOR"));
     for sub in subcommands() {
         assert!(
             page.contains(&format!("knights\\-{sub}")),

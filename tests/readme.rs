@@ -1,6 +1,7 @@
 //! The README names only subcommands and flags that exist: every `knights ...` command in its
-//! code blocks (and in its inline code, such as the commands' synopses) is read, and each
-//! `--flag` and `-f` checked against the subcommand's clap definition, `knights::cli::Cli`.
+//! code blocks (but ```text blocks, which show output) and in its inline code (the commands'
+//! synopses too) is read, and each `--flag` and `-f` checked against the subcommand's clap
+//! definition, `knights::cli::Cli`.
 
 use clap::CommandFactory;
 use knights::cli::Cli;
@@ -12,9 +13,15 @@ const README: &str = include_str!("../README.md");
 fn commands(markdown: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut fenced = false;
+    // a ```text block is printed output, not commands (the bench's heading names it)
+    let mut output = false;
     for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
+        if let Some(info) = line.trim_start().strip_prefix("```") {
             fenced = !fenced;
+            output = fenced && info.trim() == "text";
+            continue;
+        }
+        if output {
             continue;
         }
         let pieces: Vec<&str> = if fenced {
@@ -133,7 +140,8 @@ fn the_readme_names_only_flags_that_exist() {
 fn the_check_finds_a_flag_that_does_not_exist() {
     let md = "text\n```sh\nknights tour 8x8 --closd   # a typo\n```\nand `knights count 6x6 -Z` \
               and `knights bogus 1`, `knights bench --suite quick --plot b.svg`\n\
-              `cargo add knights --path ../knights`\n";
+              `cargo add knights --path ../knights`\n\
+              ```text\nknights bench, quick suite: --made-up\n```\n";
     let lines = commands(md);
     assert_eq!(
         lines,
