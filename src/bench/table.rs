@@ -162,7 +162,7 @@ pub fn text(r: &Report) -> String {
         }
         s.trim_end().to_string() + "\n"
     };
-    let mut out = heading(r) + "\n\n";
+    let mut out = wrap(&heading(r), WIDTH) + "\n";
     out += &line(HEADER);
     for (k, row) in rows.iter().enumerate() {
         if k > 0 && !row[0].is_empty() {
@@ -174,9 +174,32 @@ pub fn text(r: &Report) -> String {
     }
     out.push('\n');
     for n in notes(r) {
-        out += &n;
-        out.push('\n');
+        out += &wrap(&n, WIDTH);
     }
+    out
+}
+
+/// The text table's prose is wrapped to this many columns.
+const WIDTH: usize = 100;
+
+/// `text` broken into lines of at most `width` columns at spaces (a longer word keeps its own
+/// line), each ending with a newline.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out += &line;
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    out += &line;
+    out.push('\n');
     out
 }
 
@@ -304,6 +327,13 @@ pub fn json(r: &Report) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_wraps_at_spaces() {
+        assert_eq!(wrap("aa bb cc dd", 5), "aa bb\ncc dd\n");
+        assert_eq!(wrap("abcdefgh ij", 5), "abcdefgh\nij\n");
+        assert_eq!(wrap("", 5), "\n");
+    }
 
     #[test]
     fn times_have_three_significant_digits() {
