@@ -1,27 +1,41 @@
 //! Command-line arguments (clap derive); the doc comments are the help text.
+//!
+//! The definition lives in the library, not the binary, so that the tests, the shell completions
+//! and the manual page all read the one [`Cli`] the program parses (`Cli::command()`).
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use knights::board::parse_square_unchecked;
-use knights::count::Shard;
-use knights::find::Strategy;
-use knights::heuristics::Heuristic;
-use knights::render::Format;
-use knights::sample::Method as SampleMethod;
-use knights::{Board, Piece, Square};
+
+use crate::bench::Suite;
+use crate::board::parse_square_unchecked;
+use crate::count::Shard;
+use crate::find::Strategy;
+use crate::heuristics::Heuristic;
+use crate::render::Format;
+use crate::render::colour::ColorChoice;
+use crate::sample::Method as SampleMethod;
+use crate::{Board, Piece, Square};
+
+/// The version `--version` prints: the crate's, and the git commit it was built from where
+/// the build could ask git (see `build.rs`).
+pub const VERSION: &str = env!("KNIGHTS_VERSION");
 
 /// Knight's tours and their relatives: find, verify and count tours on any board.
 #[derive(Debug, Parser)]
-#[command(name = "knights", version, about, propagate_version = true)]
-pub(crate) struct Cli {
+#[command(name = "knights", version = VERSION, about, propagate_version = true)]
+pub struct Cli {
+    /// Colour the grid's start and end squares: on a terminal unless NO_COLOR is set (auto),
+    /// always, or never. Never in a pipe with auto.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(subcommand)]
-    pub(crate) command: Command,
+    pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub(crate) enum Command {
+pub enum Command {
     /// Find one tour (open by default) and print it, verified.
     Tour(TourArgs),
     /// Check a tour given as a grid, moves or JSON; exit 1 when it is invalid.
@@ -40,63 +54,71 @@ pub(crate) enum Command {
     /// Draw random tours, each verified: exactly uniform where the tours can be counted, from a
     /// Markov chain (approximately uniform) beyond.
     Sample(SampleArgs),
+    /// Time a fixed suite of counts and tour searches, each solver side by side with naive
+    /// backtracking; every answer is checked before its time is shown.
+    Bench(BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on standard output.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on standard output, or write one page a subcommand to a
+    /// folder.
+    Manpage(ManpageArgs),
 }
 
 /// Options every subcommand shares: the piece.
 #[derive(Debug, Args)]
-pub(crate) struct PieceArg {
+pub struct PieceArg {
     /// The piece: knight, camel, zebra, giraffe, any leaper A,B (steps 0 <= A,B <= 64, not both
     /// 0), or a union such as 3,0+2,2.
     #[arg(long, short = 'p', default_value = "knight", value_parser = parse_piece, allow_hyphen_values = true)]
-    pub(crate) piece: Piece,
+    pub piece: Piece,
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct TourArgs {
+pub struct TourArgs {
     /// The board, ROWSxCOLS (e.g. 8x8, 3x10, 100x100).
     #[arg(value_parser = parse_board, allow_hyphen_values = true)]
-    pub(crate) board: Board,
+    pub board: Board,
     /// Start square: algebraic (a1, aa10) or COL,RANK (1-based). Default a1.
     #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
-    pub(crate) from: Option<Square>,
+    pub from: Option<Square>,
     /// Find a closed tour (the last square is one move from the first).
     #[arg(long, short = 'c')]
-    pub(crate) closed: bool,
+    pub closed: bool,
     #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    pub piece: PieceArg,
     /// Seed for the randomised tie-breaks and restarts; the same seed gives the same tour.
     #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
-    pub(crate) seed: u64,
+    pub seed: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Grid)]
-    pub(crate) format: Format,
+    pub format: Format,
     /// How to make the tour: the linear-time construction where it applies (auto), only the
     /// construction, or only one of the searches.
     #[arg(long, value_enum, default_value_t = Strategy::Auto)]
-    pub(crate) method: Strategy,
+    pub method: Strategy,
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct VerifyArgs {
+pub struct VerifyArgs {
     /// File holding the tour, or - (the default) for standard input.
     #[arg(default_value = "-")]
-    pub(crate) file: PathBuf,
+    pub file: PathBuf,
     /// The board (needed only for a moves list that does not reach the last rank and file).
     #[arg(long, short = 'b', value_parser = parse_board, allow_hyphen_values = true)]
-    pub(crate) board: Option<Board>,
+    pub board: Option<Board>,
     /// The piece to check the moves of: knight, camel, zebra, giraffe, any leaper A,B (steps
     /// 0 <= A,B <= 64, not both 0), or a union such as 3,0+2,2. Default: the piece the tour
     /// names (JSON "piece", a grid's summary line), else the knight.
     #[arg(long, short = 'p', value_parser = parse_piece, allow_hyphen_values = true)]
-    pub(crate) piece: Option<Piece>,
+    pub piece: Option<Piece>,
     /// Require a closed tour.
     #[arg(long, short = 'c')]
-    pub(crate) closed: bool,
+    pub closed: bool,
 }
 
 /// Which counter to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum EngineArg {
+pub enum EngineArg {
     /// The DFS where its search tree is small, the frontier engine otherwise.
     Auto,
     /// The bitboard DFS with pruning, memo, symmetry and work stealing (up to 64 squares).
@@ -108,66 +130,66 @@ pub(crate) enum EngineArg {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct CountArgs {
+pub struct CountArgs {
     /// The board, ROWSxCOLS (e.g. 6x6, 7x7, 3x100): up to 64 squares for the dfs engine, any
     /// length with a short side up to about 8 for the frontier engine.
     #[arg(value_parser = parse_board, allow_hyphen_values = true)]
-    pub(crate) board: Board,
+    pub board: Board,
     /// Count closed tours (undirected cycles) instead of open ones.
     #[arg(long, short = 'c')]
-    pub(crate) closed: bool,
+    pub closed: bool,
     /// Only tours starting on this square.
     #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
-    pub(crate) from: Option<Square>,
+    pub from: Option<Square>,
     /// Only tours ending on this square.
     #[arg(long, short = 't', value_parser = parse_square, allow_hyphen_values = true)]
-    pub(crate) to: Option<Square>,
+    pub to: Option<Square>,
     #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    pub piece: PieceArg,
     /// Worker threads (default: every core; at most 4 per core, or 64 where that is more).
     #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
-    pub(crate) threads: Option<NonZeroUsize>,
+    pub threads: Option<NonZeroUsize>,
     /// Which counter runs.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub(crate) engine: EngineArg,
+    pub engine: EngineArg,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    pub(crate) json: bool,
+    pub json: bool,
     /// Also print the directed open count from every start square.
     #[arg(long)]
-    pub(crate) per_square: bool,
+    pub per_square: bool,
     /// Search every start square instead of one per symmetry orbit (a cross-check).
     #[arg(long)]
-    pub(crate) no_symmetry: bool,
+    pub no_symmetry: bool,
     /// Start even when the estimate says the count is out of reach (over 30 days, or frontier
     /// tables past --max-memory).
     #[arg(long)]
-    pub(crate) force: bool,
+    pub force: bool,
     /// Record counted work units in FILE and resume from it: run the same command again after an
     /// interruption and the count goes on where it stopped.
     #[arg(long, value_name = "FILE")]
-    pub(crate) checkpoint: Option<PathBuf>,
+    pub checkpoint: Option<PathBuf>,
     /// Count only shard K of N: the work units whose number is K modulo N (0 <= K < N). Put the
     /// shards' checkpoints together with `knights merge`.
     #[arg(long, value_name = "K/N", value_parser = parse_shard, allow_hyphen_values = true)]
-    pub(crate) shard: Option<Shard>,
+    pub shard: Option<Shard>,
     /// Progress on standard error: a bar on a terminal (auto), a bar, a line every few seconds
     /// (plain, for logs), or none.
     #[arg(long, value_enum, default_value_t = ProgressArg::Auto)]
-    pub(crate) progress: ProgressArg,
+    pub progress: ProgressArg,
     /// No progress display (same as --progress none).
     #[arg(long, short = 'q')]
-    pub(crate) quiet: bool,
+    pub quiet: bool,
     /// The most memory the frontier engine's state tables may take, e.g. 8G, 512M or 2GiB
     /// (default: three quarters of the machine's memory); past it the count stops with the
     /// figure it needed.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
-    pub(crate) max_memory: Option<u64>,
+    pub max_memory: Option<u64>,
 }
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ProgressArg {
+pub enum ProgressArg {
     /// A bar when standard error is a terminal, nothing otherwise.
     Auto,
     /// A bar (indicatif still hides it when standard error is not a terminal).
@@ -179,38 +201,38 @@ pub(crate) enum ProgressArg {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct MergeArgs {
+pub struct MergeArgs {
     /// Checkpoint files written by `knights count --shard K/N --checkpoint FILE`.
     #[arg(required = true, value_name = "FILE")]
-    pub(crate) files: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    pub(crate) json: bool,
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct HuntArgs {
+pub struct HuntArgs {
     /// The board, ROWSxCOLS.
     #[arg(value_parser = parse_board, default_value = "8x8", allow_hyphen_values = true)]
-    pub(crate) board: Board,
+    pub board: Board,
     /// Start square: algebraic (a8) or COL,RANK (1-based).
     #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
-    pub(crate) from: Square,
+    pub from: Square,
     /// The squares to visit, in any order: algebraic squares separated by commas or spaces
     /// (e6,c4,b3), or COL,RANK squares separated by spaces or semicolons ("5,6;3,4"); the option
     /// may be repeated. At most 20.
     #[arg(long, short = 'v', required = true, value_name = "SQ,SQ,...", value_parser = parse_square_list, action = clap::ArgAction::Append, allow_hyphen_values = true)]
-    pub(crate) visit: Vec<SquareList>,
+    pub visit: Vec<SquareList>,
     #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    pub piece: PieceArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = HuntFormat::Moves)]
-    pub(crate) format: HuntFormat,
+    pub format: HuntFormat,
 }
 
 /// How a hunt is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum HuntFormat {
+pub enum HuntFormat {
     /// The squares in order, then a summary line.
     Moves,
     /// The board with the move numbers and the targets' order, then a summary line.
@@ -222,69 +244,69 @@ pub(crate) enum HuntFormat {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct SurveyArgs {
+pub struct SurveyArgs {
     /// The board, ROWSxCOLS.
     #[arg(value_parser = parse_board, allow_hyphen_values = true)]
-    pub(crate) board: Board,
+    pub board: Board,
     /// The heuristic: warnsdorff (fewest onward moves, ties in a fixed move order), random
     /// (ties at random), pohl, roth, squirrel-cull (their tie-breaks), lookahead1, lookahead2
     /// (ties by looking one or two moves further), naive (plain backtracking), or all of them in
     /// one table.
     #[arg(long, short = 'H', default_value = "warnsdorff", value_parser = heuristic_names())]
-    pub(crate) heuristic: String,
+    pub heuristic: String,
     /// Count only closed tours as found (backtracking then looks for closed tours).
     #[arg(long, short = 'c')]
-    pub(crate) closed: bool,
+    pub closed: bool,
     #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    pub piece: PieceArg,
     /// Seed of the random tie-breaks and of the --starts sample.
     #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
-    pub(crate) seed: u64,
+    pub seed: u64,
     /// Survey N start squares drawn at random instead of every square (large boards).
     #[arg(long, value_name = "N", value_parser = parse_starts, allow_hyphen_values = true)]
-    pub(crate) starts: Option<u64>,
+    pub starts: Option<u64>,
     /// Node budget of the naive backtracking per start square.
-    #[arg(long, value_name = "NODES", default_value_t = knights::survey::DEFAULT_BUDGET, value_parser = parse_budget, allow_hyphen_values = true)]
-    pub(crate) budget: u64,
+    #[arg(long, value_name = "NODES", default_value_t = crate::survey::DEFAULT_BUDGET, value_parser = parse_budget, allow_hyphen_values = true)]
+    pub budget: u64,
     /// Print one JSON object instead of text.
     #[arg(long, conflicts_with = "csv")]
-    pub(crate) json: bool,
+    pub json: bool,
     /// Print CSV rows, one per start square.
     #[arg(long)]
-    pub(crate) csv: bool,
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct EstimateArgs {
+pub struct EstimateArgs {
     /// The board, ROWSxCOLS, of at most 64 squares (e.g. 8x8, 7x9).
     #[arg(value_parser = parse_board, allow_hyphen_values = true)]
-    pub(crate) board: Board,
+    pub board: Board,
     /// Estimate closed tours (undirected cycles) instead of open ones.
     #[arg(long, short = 'c')]
-    pub(crate) closed: bool,
+    pub closed: bool,
     /// Only tours starting on this square.
     #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
-    pub(crate) from: Option<Square>,
+    pub from: Option<Square>,
     #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    pub piece: PieceArg,
     /// Random probes: more narrow the interval (its width shrinks as 1/sqrt(probes)).
-    #[arg(long, short = 'n', default_value_t = knights::estimate::DEFAULT_PROBES, value_parser = parse_probes, allow_hyphen_values = true)]
-    pub(crate) probes: u64,
+    #[arg(long, short = 'n', default_value_t = crate::estimate::DEFAULT_PROBES, value_parser = parse_probes, allow_hyphen_values = true)]
+    pub probes: u64,
     /// Seed of the probes' random choices; the same seed gives the same estimate.
     #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
-    pub(crate) seed: u64,
+    pub seed: u64,
     /// Worker threads (default: every core; at most 4 per core, or 64 where that is more); the
     /// estimate does not depend on it.
     #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
-    pub(crate) threads: Option<NonZeroUsize>,
+    pub threads: Option<NonZeroUsize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
-    pub(crate) json: bool,
+    pub json: bool,
 }
 
 /// How sampled tours are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SampleFormat {
+pub enum SampleFormat {
     /// Numbered boards separated by a blank line.
     Grid,
     /// One tour a line: algebraic squares separated by spaces.
@@ -296,46 +318,97 @@ pub(crate) enum SampleFormat {
 }
 
 #[derive(Debug, Args)]
-pub(crate) struct SampleArgs {
+pub struct SampleArgs {
     /// The board, ROWSxCOLS (e.g. 6x6, 3x40, 8x8).
     #[arg(value_parser = parse_board, allow_hyphen_values = true)]
-    pub(crate) board: Board,
+    pub board: Board,
     /// Tours to draw.
     #[arg(short = 'n', long = "number", value_name = "N", default_value_t = 1, value_parser = parse_positive, allow_hyphen_values = true)]
-    pub(crate) number: u64,
+    pub number: u64,
     /// Closed tours (undirected cycles, each printed from --from or a1 in a random direction).
     #[arg(long, short = 'c')]
-    pub(crate) closed: bool,
+    pub closed: bool,
     /// Only tours starting on this square (closed tours: printed from it).
     #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
-    pub(crate) from: Option<Square>,
+    pub from: Option<Square>,
     #[command(flatten)]
-    pub(crate) piece: PieceArg,
+    pub piece: PieceArg,
     /// Seed of the random draws; the same seed gives the same tours on any number of threads.
     #[arg(long, short = 's', default_value_t = 0, value_parser = parse_seed, allow_hyphen_values = true)]
-    pub(crate) seed: u64,
+    pub seed: u64,
     /// exact: every tour equally likely, from the counting tables (exit 2 where they are out of
     /// reach); chain: the backbite Markov chain (approximately uniform); auto: exact where the
     /// tables fit, the chain otherwise.
     #[arg(long, value_enum, default_value_t = SampleMethod::Auto)]
-    pub(crate) method: SampleMethod,
+    pub method: SampleMethod,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SampleFormat::Grid)]
-    pub(crate) format: SampleFormat,
+    pub format: SampleFormat,
     /// Worker threads (default: every core); the tours do not depend on it.
     #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
-    pub(crate) threads: Option<NonZeroUsize>,
+    pub threads: Option<NonZeroUsize>,
     /// The most memory the exact sampler's tables may take, e.g. 8G or 512M (default: three
     /// quarters of the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
-    pub(crate) max_memory: Option<u64>,
+    pub max_memory: Option<u64>,
     /// Chain: moves between two samples (closed tours: closable paths visited); default 32 a
     /// square (open, at most 65,536), 2 a square (closed).
     #[arg(long, value_name = "MOVES", value_parser = parse_moves, allow_hyphen_values = true)]
-    pub(crate) thin: Option<u64>,
+    pub thin: Option<u64>,
     /// Chain: moves before the first sample, in the same units; default 20 times the thinning.
     #[arg(long, value_name = "MOVES", value_parser = parse_burn_in, allow_hyphen_values = true)]
-    pub(crate) burn_in: Option<u64>,
+    pub burn_in: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The suite: quick (up to 3 runs a solver, counts stopped after 5 s; under a minute on two
+    /// cores) or full (up to 5 runs, 60 s, a larger node budget and more items; several
+    /// minutes).
+    #[arg(long, value_enum, default_value_t = Suite::Quick)]
+    pub suite: Suite,
+    /// Threads of the parallel solvers (default: every core).
+    #[arg(long, short = 'j', value_parser = parse_threads)]
+    pub threads: Option<NonZeroUsize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
+    pub format: BenchFormat,
+    /// Also draw the median times as a bar chart (log scale) in FILE, an SVG picture.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Run only the suite's items whose name contains TEXT (e.g. "6x6", "closed", "tours").
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// How the bench report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    /// A table, one line a solver.
+    Text,
+    /// One JSON object with every run's time.
+    Json,
+    /// One row a solver and item.
+    Csv,
+    /// The table in Markdown.
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManpageArgs {
+    /// Write knights.1 and a page for each subcommand (knights-tour.1, ...) into DIR instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// The survey's heuristics by name, and `all`.
@@ -346,7 +419,7 @@ fn heuristic_names() -> clap::builder::PossibleValuesParser {
 }
 
 fn parse_board(s: &str) -> Result<Board, String> {
-    s.parse().map_err(|e: knights::Error| e.to_string())
+    s.parse().map_err(|e: crate::Error| e.to_string())
 }
 
 /// Syntax only: whether the square is on the board is checked once the board is known.
@@ -356,7 +429,7 @@ fn parse_square(s: &str) -> Result<Square, String> {
 
 /// The squares of one `--visit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SquareList(pub(crate) Vec<Square>);
+pub struct SquareList(pub Vec<Square>);
 
 /// A list of squares: algebraic ones separated by commas or spaces, numeric `COL,RANK` ones by
 /// spaces or semicolons (a chunk that is one whole square is taken as one).
@@ -378,11 +451,11 @@ fn parse_square_list(s: &str) -> Result<SquareList, String> {
 }
 
 fn parse_piece(s: &str) -> Result<Piece, String> {
-    s.parse().map_err(|e: knights::Error| e.to_string())
+    s.parse().map_err(|e: crate::Error| e.to_string())
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse().map_err(|e: knights::Error| e.to_string())
+    s.parse().map_err(|e: crate::Error| e.to_string())
 }
 
 /// A size in bytes: a number with an optional unit K, M, G or T (powers of 1024; `KiB`, `MB`
@@ -407,21 +480,21 @@ fn parse_size(s: &str) -> Result<u64, String> {
         _ => {
             return Err(format!(
                 "'{}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)",
-                knights::error::clip(s)
+                crate::error::clip(s)
             ));
         }
     };
     let x: f64 = num.parse().map_err(|_| {
         format!(
             "'{}' is not a size (write e.g. 8G, 512M, 2GiB or a number of bytes)",
-            knights::error::clip(s)
+            crate::error::clip(s)
         )
     })?;
     let bytes = x * (1u64 << shift) as f64;
     if !(1.0..=1.8e19).contains(&bytes) {
         return Err(format!(
             "'{}' is not a usable size (at least 1 byte)",
-            knights::error::clip(s)
+            crate::error::clip(s)
         ));
     }
     Ok(bytes as u64)
@@ -434,7 +507,7 @@ fn whole(s: &str, what: &str, lo: u64, hi: u64) -> Result<u64, String> {
     let n: i128 = s.trim().parse().map_err(|_| {
         format!(
             "'{}' is not a whole number ({allowed})",
-            knights::error::clip(s)
+            crate::error::clip(s)
         )
     })?;
     u64::try_from(n)
@@ -456,7 +529,7 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 }
 
 fn parse_probes(s: &str) -> Result<u64, String> {
-    whole(s, "probes", 1, knights::estimate::MAX_PROBES)
+    whole(s, "probes", 1, crate::estimate::MAX_PROBES)
 }
 
 fn parse_positive(s: &str) -> Result<u64, String> {
@@ -471,10 +544,10 @@ fn parse_burn_in(s: &str) -> Result<u64, String> {
     whole(s, "numbers of moves", 0, u64::MAX)
 }
 
-/// 1 to [`max_threads`](knights::count::driver::max_threads): past it, threads gain nothing and
+/// 1 to [`max_threads`](crate::count::driver::max_threads): past it, threads gain nothing and
 /// tens of thousands of them exhaust the memory.
 fn parse_threads(s: &str) -> Result<NonZeroUsize, String> {
-    let max = knights::count::driver::max_threads();
+    let max = crate::count::driver::max_threads();
     let n = whole(s, "threads", 1, max as u64).map_err(|e| {
         format!("{e}: past 4 per core (or 64 on a small machine) threads gain nothing")
     })?;

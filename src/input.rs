@@ -98,7 +98,7 @@ pub fn open_regular(path: &Path) -> Result<File, InputError> {
 }
 
 /// Reads the text of a tour from `reader` (`what` names it in errors): at most `limit` bytes,
-/// and only text: a NUL or another control byte (tabs and line breaks aside) stops the reading
+/// and only text: a NUL or another control byte (tabs, line breaks and the escape of colour codes aside) stops the reading
 /// at once, so `/dev/zero` or a binary file is refused in a moment. A leading UTF-8 byte-order
 /// mark is dropped.
 pub fn read_text(mut reader: impl Read, what: &str, limit: u64) -> Result<String, InputError> {
@@ -119,7 +119,7 @@ pub fn read_text(mut reader: impl Read, what: &str, limit: u64) -> Result<String
         let chunk = &buf[..n];
         if let Some(i) = chunk
             .iter()
-            .position(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+            .position(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x1b)) || b == 0x7f)
         {
             return Err(InputError::NotText {
                 what: what.into(),

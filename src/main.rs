@@ -1,5 +1,6 @@
 //! The `knights` command: parses arguments, calls the library, prints. Exit codes: 0 success,
-//! 1 nothing found (no tour, invalid tour, no total), 2 usage or input error, 130 interrupted.
+//! 1 nothing found (no tour, invalid tour, no total, a bench answer that failed its check),
+//! 2 usage or input error, 130 interrupted.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -8,11 +9,10 @@ use anyhow::Result;
 use clap::Parser;
 use mimalloc::MiMalloc;
 
-mod cli;
 mod cmd;
 mod progress;
 
-use cli::{Cli, Command};
+use knights::cli::{Cli, Command};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     }
     let result = match cli.command {
-        Command::Tour(a) => cmd::tour::run(&a),
+        Command::Tour(a) => cmd::tour::run(&a, cli.color),
         Command::Verify(a) => cmd::verify::run(&a),
         Command::Count(a) => cmd::count::run(&a),
         Command::Merge(a) => cmd::merge::run(&a),
@@ -47,6 +47,9 @@ fn main() -> ExitCode {
         Command::Survey(a) => cmd::survey::run(&a),
         Command::Estimate(a) => cmd::estimate::run(&a),
         Command::Sample(a) => cmd::sample::run(&a),
+        Command::Bench(a) => cmd::bench::run(&a),
+        Command::Completions(a) => cmd::completions::run(&a),
+        Command::Manpage(a) => cmd::manpage::run(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -9,9 +9,9 @@ use knights::count::driver::{self, Job};
 use knights::count::{CountSpec, Engine};
 
 use super::on_board;
-use crate::cli::{CountArgs, EngineArg, ProgressArg};
 use crate::progress::{self, Progress};
 use crate::{EXIT_INTERRUPTED, emit};
+use knights::cli::{CountArgs, EngineArg, ProgressArg};
 
 /// Set by Ctrl-C or SIGTERM: the count stops within moments.
 static STOP: AtomicBool = AtomicBool::new(false);

@@ -6,8 +6,8 @@ use knights::estimate::{self, EstimateSpec};
 use knights::render::estimate as show;
 
 use super::on_board;
-use crate::cli::EstimateArgs;
 use crate::emit;
+use knights::cli::EstimateArgs;
 
 pub(crate) fn run(a: &EstimateArgs) -> Result<u8> {
     let board = a.board;

@@ -4,8 +4,8 @@ use anyhow::{Context, Result};
 use knights::hunt::{self, HuntError};
 use knights::render::hunt as show;
 
-use crate::cli::{HuntArgs, HuntFormat};
 use crate::{EXIT_NOT_FOUND, emit};
+use knights::cli::{HuntArgs, HuntFormat};
 
 pub(crate) fn run(a: &HuntArgs) -> Result<u8> {
     let board = a.board;

@@ -3,9 +3,9 @@
 use anyhow::Result;
 use knights::count::driver::{self, Merged};
 
-use crate::cli::MergeArgs;
 use crate::progress::Stderr;
 use crate::{EXIT_NOT_FOUND, emit};
+use knights::cli::MergeArgs;
 
 pub(crate) fn run(a: &MergeArgs) -> Result<u8> {
     let m = driver::merge(&a.files, &Stderr { quiet: a.json })?;

@@ -1,8 +1,11 @@
 //! One module per subcommand: each turns its arguments into a library call and prints the answer.
 
+pub(crate) mod bench;
+pub(crate) mod completions;
 pub(crate) mod count;
 pub(crate) mod estimate;
 pub(crate) mod hunt;
+pub(crate) mod manpage;
 pub(crate) mod merge;
 pub(crate) mod sample;
 pub(crate) mod survey;

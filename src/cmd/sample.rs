@@ -12,7 +12,7 @@ use knights::tour::CompactTour;
 
 use super::on_board;
 use crate::EXIT_NOT_FOUND;
-use crate::cli::{SampleArgs, SampleFormat};
+use knights::cli::{SampleArgs, SampleFormat};
 
 /// Tours drawn at a time: enough for every thread, few enough to print as they come.
 const BATCH: u64 = 4096;

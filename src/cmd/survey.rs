@@ -5,8 +5,8 @@ use knights::heuristics::Heuristic;
 use knights::render::survey as show;
 use knights::survey::{self, SurveyOptions};
 
-use crate::cli::SurveyArgs;
 use crate::emit;
+use knights::cli::SurveyArgs;
 
 pub(crate) fn run(a: &SurveyArgs) -> Result<u8> {
     let piece = &a.piece.piece;

@@ -1,17 +1,18 @@
 //! `knights tour`: find one tour and print it, verified, as a stream.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::Instant;
 
 use anyhow::Result;
 use knights::find::{self, FindError, FindOptions};
+use knights::render::colour::{self, ColorChoice};
 use knights::render::{self, Format};
 
 use super::on_board;
 use crate::EXIT_NOT_FOUND;
-use crate::cli::TourArgs;
+use knights::cli::TourArgs;
 
-pub(crate) fn run(a: &TourArgs) -> Result<u8> {
+pub(crate) fn run(a: &TourArgs, colour: ColorChoice) -> Result<u8> {
     let board = a.board;
     let piece = &a.piece.piece;
     let from = on_board(board, a.from, "--from")?;
@@ -41,8 +42,15 @@ pub(crate) fn run(a: &TourArgs) -> Result<u8> {
         found.method,
         seconds
     );
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    render::write(&mut out, t, piece, a.format)?;
+    let stdout = io::stdout();
+    let colour = colour::enabled(
+        colour,
+        stdout.is_terminal(),
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::env::var_os("TERM").as_deref(),
+    );
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    render::write_in_colour(&mut out, t, piece, a.format, colour)?;
     if matches!(a.format, Format::Grid | Format::None) {
         out.write_all(summary.as_bytes())?;
     }

@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use knights::input::{self, InputError, MAX_TOUR_TEXT};
 use knights::render::{self, parse::ParseError};
 
-use crate::cli::VerifyArgs;
 use crate::{EXIT_NOT_FOUND, emit};
+use knights::cli::VerifyArgs;
 
 pub(crate) fn run(a: &VerifyArgs) -> Result<u8> {
     let text = if a.file.as_os_str() == "-" {

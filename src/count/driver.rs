@@ -365,17 +365,28 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
     match engine {
         Engine::Naive => {
             let count = with_threads(job.threads, || {
-                super::count_naive(job.board, &job.piece, &job.spec, t0)
+                super::count_naive(job.board, &job.piece, &job.spec, t0, stop)
             })?;
+            // stopped: the naive engine keeps no partial total worth reporting
+            let finished = count.is_some();
+            let count = count.unwrap_or_else(|| Count {
+                directed: 0u32.into(),
+                undirected: 0u32.into(),
+                how: "backtracking, stopped before it finished".into(),
+                reason: None,
+                per_square: None,
+                seconds: t0.elapsed().as_secs_f64(),
+                peak: None,
+            });
             Ok(Outcome {
                 count,
                 engine,
                 threads,
                 units: 1,
-                units_done: 1,
+                units_done: usize::from(finished),
                 units_mine: 1,
                 shard: Shard::ALL,
-                finished: true,
+                finished,
                 checkpoint: None,
             })
         }

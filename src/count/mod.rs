@@ -10,6 +10,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use num_bigint::BigUint;
@@ -263,17 +264,24 @@ pub fn per_square(board: Board, plan: &Plan, units: &[Unit], counts: &[u64]) -> 
     table
 }
 
-pub(crate) fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Instant) -> Count {
+/// The naive engine's count, or `None` when `stop` was set before it finished.
+pub(crate) fn count_naive(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    t0: Instant,
+    stop: &AtomicBool,
+) -> Option<Count> {
     let n = board.squares();
     let (directed, undirected, how) = if spec.closed {
         match (spec.from, spec.to) {
             (Some(s), Some(t)) => {
-                let c = naive::count_from(board, piece, s, true, Some(t));
+                let c = naive::count_from_until(board, piece, s, true, Some(t), stop)?;
                 (c, c, "backtracking from the start square to the end square")
             }
             _ => {
                 // every closed tour passes a1; read from there each cycle is found in both directions
-                let c = naive::count_from(board, piece, board.square(0), true, None);
+                let c = naive::count_from_until(board, piece, board.square(0), true, None, stop)?;
                 (
                     c,
                     c / 2,
@@ -284,22 +292,26 @@ pub(crate) fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Ins
     } else {
         match (spec.from, spec.to) {
             (Some(s), to) => {
-                let c = naive::count_from(board, piece, s, false, to);
+                let c = naive::count_from_until(board, piece, s, false, to, stop)?;
                 (c, c, "backtracking from the start square")
             }
             (None, to) => {
-                let c = naive::count_open_all(board, piece, to);
+                let c = naive::count_open_all_until(board, piece, to, stop)?;
                 let und = if to.is_some() || n == 1 { c } else { c / 2 };
                 (c, und, "backtracking from every square")
             }
         }
     };
-    let per_square = spec.per_square.then(|| {
-        (0..n as u32)
-            .map(|i| naive::count_from(board, piece, board.square(i), false, None))
-            .collect()
-    });
-    Count {
+    let per_square = if spec.per_square {
+        Some(
+            (0..n as u32)
+                .map(|i| naive::count_from_until(board, piece, board.square(i), false, None, stop))
+                .collect::<Option<Vec<u64>>>()?,
+        )
+    } else {
+        None
+    };
+    Some(Count {
         directed: directed.into(),
         undirected: undirected.into(),
         how: how.into(),
@@ -307,5 +319,5 @@ pub(crate) fn count_naive(board: Board, piece: &Piece, spec: &CountSpec, t0: Ins
         per_square,
         seconds: t0.elapsed().as_secs_f64(),
         peak: None,
-    }
+    })
 }

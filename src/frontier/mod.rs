@@ -5,12 +5,12 @@
 //! edges chosen among the walked squares look like from the squares still to come: for every
 //! walked square that still has a neighbour ahead (the *window*, about twice the short side for
 //! the knight), whether it has no edge yet, is full, or is the end of a piece and which other
-//! square ends that piece (see [`state`]). Each layer maps the states after a step to the number
-//! of ways to reach them; a step adds one square with each choice of its edges (see [`expand`]).
+//! square ends that piece (see `state.rs`). Each layer maps the states after a step to the number
+//! of ways to reach them; a step adds one square with each choice of its edges (see `expand.rs`).
 //! Tours are counted at the last square, exactly, with as many 64-bit words as the counts need.
 //!
 //! Symmetric counts (no `--from`/`--to`) merge every state with its mirror image at the end of
-//! each column, and on boards that are not too long *meet in the middle* (see [`join`]): both
+//! each column, and on boards that are not too long *meet in the middle* (see `join.rs`): both
 //! halves are the same walk from either end, so one walk to the middle does both.
 
 pub(crate) mod expand;
@@ -112,7 +112,7 @@ const CROSSING_GROWTH: f64 = 40.0;
 const SECONDS_PER_STATE: f64 = 3e-7;
 
 /// Estimates the largest layer of a frontier count from a probe: the real walk to about
-/// [`PROBE_STATES`] states, then per column each growth ratio the square root of the last (the
+/// `PROBE_STATES` (2,000,000) states, then per column each growth ratio the square root of the last (the
 /// knight's layers on 7x7 grow 1,272 times from column 2 to 3, then 15 times), no growth past
 /// `w + 2` columns (where long boards level off), and the crossing 40 times the left half. It
 /// errs low: it is for refusing counts far out of reach before they start, not for planning.

@@ -1,6 +1,7 @@
 //! Output formats for a tour (grid, moves, JSON, SVG), written as streams, the parser that reads
 //! them back, and the printed forms of hunts, surveys and estimates.
 
+pub mod colour;
 pub mod estimate;
 pub mod hunt;
 pub mod json;
@@ -39,8 +40,20 @@ pub fn write(
     piece: &crate::Piece,
     format: Format,
 ) -> io::Result<()> {
+    write_in_colour(out, tour, piece, format, false)
+}
+
+/// [`write()`], with the grid's start and end squares coloured when `colour` (see [`colour`];
+/// the other formats are never coloured: they are read by programs).
+pub fn write_in_colour(
+    out: &mut impl Write,
+    tour: CompactTour,
+    piece: &crate::Piece,
+    format: Format,
+    colour: bool,
+) -> io::Result<()> {
     match format {
-        Format::Grid => write_grid(out, tour),
+        Format::Grid => write_grid(out, tour, colour),
         Format::Moves => write_moves(out, &tour),
         Format::Json => json::write(out, &tour, piece),
         Format::Svg => svg::write(out, &tour),
@@ -91,14 +104,27 @@ fn write_cell(out: &mut impl Write, n: u32, width: usize) -> io::Result<()> {
     out.write_all(&buf[start..])
 }
 
+/// Writes [`write_cell`]'s cell with the number (not its padding) in the escape `code`'s colour.
+fn write_coloured_cell(out: &mut impl Write, n: u32, width: usize, code: &str) -> io::Result<()> {
+    let digits = n.to_string();
+    let pad = width.saturating_sub(digits.len()) + 1;
+    write!(out, "{:pad$}{code}{digits}{}", "", colour::RESET)
+}
+
 /// The numbered board: rank 1 at the bottom, file `a` on the left, framed by a border with rank
-/// numbers and file letters.
-fn write_grid(out: &mut impl Write, tour: CompactTour) -> io::Result<()> {
+/// numbers and file letters; with `colour`, the start (1) and the end (the last number) coloured.
+fn write_grid(out: &mut impl Write, tour: CompactTour, colour: bool) -> io::Result<()> {
     let b = tour.board();
     let numbers = tour.into_numbering();
+    let last = numbers.len() as u32;
     let width = b.squares().to_string().len();
     write_framed(out, b, width, |out, r, c, width| {
-        write_cell(out, numbers[(r * b.cols + c) as usize], width)
+        let k = numbers[(r * b.cols + c) as usize];
+        match (colour, k) {
+            (true, 1) => write_coloured_cell(out, k, width, colour::START),
+            (true, k) if k == last => write_coloured_cell(out, k, width, colour::END),
+            _ => write_cell(out, k, width),
+        }
     })
 }
 
@@ -201,6 +227,28 @@ mod tests {
         write_cell(&mut v, 1234, 3).unwrap();
         write_cell(&mut v, 0, 1).unwrap();
         assert_eq!(String::from_utf8(v).unwrap(), "   7 1234 0");
+    }
+
+    #[test]
+    fn colour_marks_only_the_start_and_end() {
+        let t = tour_3x4();
+        let mut v = Vec::new();
+        write_in_colour(
+            &mut v,
+            CompactTour::from_tour(&t),
+            &Piece::knight(),
+            Format::Grid,
+            true,
+        )
+        .unwrap();
+        let coloured = String::from_utf8(v).unwrap();
+        assert_eq!(coloured.matches(colour::START).count(), 1);
+        assert_eq!(coloured.matches(colour::END).count(), 1);
+        assert_eq!(coloured.matches(colour::RESET).count(), 2);
+        assert!(coloured.contains(&format!("{}1{}", colour::START, colour::RESET)));
+        assert!(coloured.contains(&format!("{}12{}", colour::END, colour::RESET)));
+        // without the escapes it is the plain grid, cell for cell
+        assert_eq!(colour::strip(&coloured), grid(&t));
     }
 
     #[test]

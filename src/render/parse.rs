@@ -114,8 +114,10 @@ impl ParsedTour {
 
 /// Parses a tour in JSON, grid or moves form. `board` is checked against the tour's own size
 /// (JSON, grid) or gives the size of a moves list (inferred from its squares when absent). A
-/// leading byte-order mark is skipped.
+/// leading byte-order mark is skipped, and so are the colour codes of a grid printed with
+/// `--color always`.
 pub fn parse_tour(text: &str, board: Option<Board>) -> Result<ParsedTour, ParseError> {
+    let text = super::colour::strip(text);
     let t = text.trim_start_matches('\u{feff}').trim();
     if t.is_empty() {
         return Err(ParseError::Format(

@@ -4,7 +4,9 @@
 mod cli;
 mod construction;
 mod cross_check;
+mod install;
 mod known_counts;
 mod long_runs;
 mod properties;
+mod readme;
 mod sampling;

@@ -1,6 +1,7 @@
 //! The known whole-board knight counts of `counts.tsv`, for code that checks a figure against
-//! them: the estimate's tests and the results examples include this file with `#[path]`. Test
-//! data only: no engine reads it.
+//! them: the estimate's tests and the results examples include this file with `#[path]`, and
+//! `knights bench` embeds `counts.tsv` itself (`src/bench/known.rs`) to check its answers. No
+//! engine reads it.
 
 const DATA: &str = include_str!("counts.tsv");
 

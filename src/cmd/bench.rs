@@ -1,0 +1,83 @@
+//! `knights bench`: run the fixed suite with a progress bar on a terminal, print the table, and
+//! draw the chart when asked.
+
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use knights::bench::{self, Settings, plot, table};
+use knights::cli::{BenchArgs, BenchFormat};
+
+use crate::{EXIT_NOT_FOUND, emit};
+
+pub(crate) fn run(a: &BenchArgs) -> Result<u8> {
+    let settings = Settings::new(a.suite, a.threads);
+    let mut tasks = bench::items(a.suite);
+    if let Some(only) = &a.only {
+        let names: Vec<String> = tasks.iter().map(|t| t.name()).collect();
+        tasks.retain(|t| t.name().contains(only.as_str()));
+        if tasks.is_empty() {
+            bail!(
+                "--only '{only}': no item of the {} suite has it in its name (items: {})",
+                a.suite.name(),
+                names.join(", ")
+            );
+        }
+    }
+    // a bad --plot fails now, not after the suite has run for minutes
+    let mut plot_file = match &a.plot {
+        Some(path) => {
+            if path
+                .extension()
+                .is_none_or(|e| !e.eq_ignore_ascii_case("svg"))
+            {
+                bail!(
+                    "--plot '{}': the chart is an SVG picture; give a file name ending in .svg",
+                    path.display()
+                );
+            }
+            Some(
+                File::create(path)
+                    .with_context(|| format!("--plot: cannot create '{}'", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    let bar = if a.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} [{elapsed_precise}] {msg}")
+                .expect("a valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let report = bench::run_tasks(&settings, tasks, &mut |step| {
+        bar.set_length(step.total as u64);
+        bar.set_position(step.done as u64);
+        bar.set_message(step.label.clone());
+    })?;
+    bar.finish_and_clear();
+    let text = match a.format {
+        BenchFormat::Text => table::text(&report),
+        BenchFormat::Markdown => table::markdown(&report),
+        BenchFormat::Csv => table::csv(&report),
+        BenchFormat::Json => table::json(&report).to_string() + "\n",
+    };
+    emit(&text)?;
+    if let (Some(file), Some(path)) = (&mut plot_file, &a.plot) {
+        let svg = plot::svg(&report)?;
+        file.write_all(svg.as_bytes())
+            .and_then(|()| file.flush())
+            .with_context(|| format!("--plot: cannot write '{}'", path.display()))?;
+    }
+    if !report.all_checked() {
+        eprintln!("knights: an answer failed its check (see WRONG above)");
+        return Ok(EXIT_NOT_FOUND);
+    }
+    Ok(0)
+}
