@@ -4,7 +4,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn knights() -> Command {
+pub(super) fn knights() -> Command {
     Command::cargo_bin("knights").unwrap()
 }
 
@@ -33,7 +33,7 @@ fn verifies(text: &str, extra: &[&str]) {
 }
 
 /// Bad input: exit 2, one line on stderr naming `value`.
-fn usage_error(args: &[&str], value: &str) {
+pub(super) fn usage_error(args: &[&str], value: &str) {
     let out = knights()
         .args(args)
         .assert()

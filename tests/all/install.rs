@@ -2,14 +2,10 @@
 //! the commit, shell completions and a manual page from the same definitions, colour only when
 //! asked or on a terminal, and `knights bench` end to end (one item, JSON, the chart).
 
-use assert_cmd::Command;
+use super::cli::{knights, usage_error};
 use clap::CommandFactory;
 use knights::cli::Cli;
 use serde_json::Value;
-
-fn knights() -> Command {
-    Command::cargo_bin("knights").unwrap()
-}
 
 fn ok(args: &[&str]) -> String {
     let out = knights()
@@ -211,24 +207,6 @@ fn colour_only_when_asked_or_on_a_terminal() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("sometimes"));
-}
-
-/// Bad input: exit 2, one line on stderr naming `value`.
-fn usage_error(args: &[&str], value: &str) {
-    let out = knights()
-        .args(args)
-        .assert()
-        .code(2)
-        .stdout("")
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(
-        err.contains(value),
-        "{args:?}: stderr does not name {value:?}: {err}"
-    );
 }
 
 #[test]
