@@ -74,6 +74,22 @@ fn finish(args: &[&str]) -> Value {
     json_of(&out)
 }
 
+/// Runs `knights merge FILES --json`, expecting success, and returns its JSON.
+fn merge_json(files: &[String]) -> Value {
+    let out = knights()
+        .arg("merge")
+        .args(files)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out)
+}
+
 fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -312,18 +328,7 @@ fn shards_run_as_separate_processes_merge_to_the_total() {
         sum += v["directed"].as_u64().unwrap();
     }
     assert_eq!(sum, OPEN_6X6);
-    let out = knights()
-        .arg("merge")
-        .args(&files)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out);
+    let v = merge_json(&files);
     assert_eq!(
         (v["directed"].as_u64(), v["complete"].as_bool()),
         (Some(OPEN_6X6), Some(true))
@@ -422,18 +427,7 @@ fn counts_settled_by_a_theorem_keep_the_run_contract() {
             path_str(&f).to_string()
         })
         .collect();
-    let out = knights()
-        .arg("merge")
-        .args(&files)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out);
+    let v = merge_json(&files);
     assert_eq!(
         (v["directed"].as_u64(), v["complete"].as_bool()),
         (Some(0), Some(true))
