@@ -2,7 +2,7 @@
 //! leave the window, and the rules that drop states which can no longer become a tour.
 
 use super::layout::{Role, Step};
-use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_terminal, permuted};
+use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_terminal};
 
 /// Adds `step`'s square to `key`: calls `emit(next)` for every state it can lead to and returns
 /// how many complete tours it finishes (at the last square only).
@@ -216,7 +216,7 @@ fn settle<K: Key>(
     }
     let mut k = canonical(k, step.width);
     if let Some(perm) = &step.mirror {
-        k = k.min(permuted(k, perm, step.width));
+        k = k.min(perm.apply(k, step.width));
     }
     Some(Settled::State(k))
 }

@@ -17,7 +17,7 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::state::{FREE, Key, SAT, TERM, permuted};
+use super::state::{FREE, Key, Perm, SAT, TERM};
 use super::sweep::big;
 use super::table::Layer;
 
@@ -52,21 +52,22 @@ fn has(code: u8) -> u64 {
 }
 
 impl Boundary {
-    /// The class a crossing state asks of the right (2 bits per square), over its first `m`
-    /// boundary squares.
+    /// The class a crossing state asks of the right over its first `m` boundary squares: what
+    /// square `j` needs is digit `j` of a number in base 3 (so a class over squares `0..=i` is
+    /// the class modulo `3^(i+1)`, which [`Prefixes`] reads).
     pub(crate) fn asks<K: Key>(&self, k: K, m: usize) -> u64 {
         self.slots[..m]
             .iter()
-            .enumerate()
-            .fold(0, |c, (j, &s)| c | need(k.get(s)) << (2 * j))
+            .rev()
+            .fold(0, |c, &s| c * 3 + need(k.get(s)))
     }
 
-    /// The class a right state offers.
+    /// The class a right state offers (the same digits as [`Boundary::asks`]).
     fn offers<K: Key>(&self, k: K) -> u64 {
         self.slots
             .iter()
-            .enumerate()
-            .fold(0, |c, (j, &s)| c | has(k.get(s)) << (2 * j))
+            .rev()
+            .fold(0, |c, &s| c * 3 + has(k.get(s)))
     }
 
     /// Each boundary square's partner along its piece (4 bits each) and the squares whose piece
@@ -106,8 +107,11 @@ fn group(class: u64, terminals: u32) -> u64 {
     class << 2 | u64::from(terminals.min(3))
 }
 
-/// A right state being indexed: its group, what the join reads, and its row among the counts.
-type Row = (u64, Right, usize);
+/// Bits of an index row's sort key that hold where the row is (its part, then its row there);
+/// the group is above them.
+const ROW_BITS: u32 = 36;
+/// Bits of a row's place that number it within its part.
+const PART_ROW_BITS: u32 = 26;
 
 /// The right half's states grouped by class and terminals (see [`group`]).
 pub(crate) struct RightIndex {
@@ -132,24 +136,29 @@ impl RightIndex {
         boundary: &Boundary,
     ) -> RightIndex {
         let limbs = right.limbs();
-        // per part: (class, state, row) and the rows' counts
-        let parts: Vec<(Vec<Row>, Vec<u64>)> = (0..right.part_count())
+        let (mirror, remap) = (Perm::new(mirror), Perm::new(remap));
+        // per part: a sort key for each row (its group above, its part and its row there
+        // below), the rows' links and their counts
+        let parts: Vec<(Vec<u64>, Vec<Right>, Vec<u64>)> = (0..right.part_count())
             .into_par_iter()
             .map(|p| {
-                let (mut rows, mut counts) = (Vec::new(), Vec::new());
-                let mut row = |k: K, c: &[u64], rows: &mut Vec<Row>| {
-                    let k = permuted(k, remap, m);
+                let n = right.part_len(p) * 2;
+                let (mut keys, mut rows) = (Vec::with_capacity(n), Vec::with_capacity(n));
+                let mut counts = Vec::with_capacity(n * limbs);
+                let mut row = |k: K, c: &[u64]| {
+                    let k = remap.apply(k, m);
                     let (mates, term) = boundary.links(k);
-                    let key = group(boundary.offers(k), term.count_ones());
-                    rows.push((key, Right { mates, term }, rows.len()));
+                    let g = group(boundary.offers(k), term.count_ones());
+                    keys.push(g << ROW_BITS | (p << PART_ROW_BITS | rows.len()) as u64);
+                    rows.push(Right { mates, term });
                     counts.extend_from_slice(c);
                 };
                 let mut half = vec![0u64; limbs];
                 for (k, c) in right.part(p) {
                     debug_assert!((m..K::SLOTS).all(|s| k.get(s) == FREE));
-                    let image = permuted(k, mirror, m);
+                    let image = mirror.apply(k, m);
                     if image == k {
-                        row(k, c, &mut rows);
+                        row(k, c);
                     } else {
                         // the merged count is twice each one's: halve it
                         let mut carry = 0;
@@ -158,34 +167,50 @@ impl RightIndex {
                             carry = l & 1;
                         }
                         debug_assert_eq!(carry, 0, "a merged count is even");
-                        row(k, &half, &mut rows);
-                        row(image, &half, &mut rows);
+                        row(k, &half);
+                        row(image, &half);
                     }
                 }
-                (rows, counts)
+                (keys, rows, counts)
             })
             .collect();
-        let mut offset = 0;
-        let mut rows = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
-        let mut all = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
-        for (r, c) in parts {
-            rows.extend(r.into_iter().map(|(class, st, i)| (class, st, offset + i)));
-            offset += c.len() / limbs;
-            all.extend(c);
+        // one list of keys, sorted: each group a run
+        let total: usize = parts.iter().map(|p| p.1.len()).sum();
+        let most = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
+        assert!(
+            most < 1 << PART_ROW_BITS && parts.len() << PART_ROW_BITS <= 1 << ROW_BITS,
+            "a part of {most} rows is past any memory"
+        );
+        let mut keys = Vec::with_capacity(total);
+        for p in &parts {
+            keys.extend_from_slice(&p.0);
         }
-        rows.par_sort_unstable_by_key(|r| r.0);
+        keys.par_sort_unstable();
         let mut classes = FxHashMap::default();
         let mut start = 0;
-        for i in 1..=rows.len() {
-            if i == rows.len() || rows[i].0 != rows[start].0 {
-                classes.insert(rows[start].0, (start, i));
+        for i in 1..=keys.len() {
+            if i == keys.len() || keys[i] >> ROW_BITS != keys[start] >> ROW_BITS {
+                classes.insert(keys[start] >> ROW_BITS, (start, i));
                 start = i;
             }
         }
-        let states = rows.par_iter().map(|r| r.1).collect();
-        let counts = rows
+        let at = |k: &u64| {
+            let r = (k & ((1 << ROW_BITS) - 1)) as usize;
+            (r >> PART_ROW_BITS, r & ((1 << PART_ROW_BITS) - 1))
+        };
+        let states = keys
             .par_iter()
-            .flat_map_iter(|r| all[r.2 * limbs..(r.2 + 1) * limbs].iter().copied())
+            .map(|k| {
+                let (p, r) = at(k);
+                parts[p].1[r]
+            })
+            .collect();
+        let counts = keys
+            .par_iter()
+            .flat_map_iter(|k| {
+                let (p, r) = at(k);
+                parts[p].2[r * limbs..(r + 1) * limbs].iter().copied()
+            })
             .collect();
         RightIndex {
             classes,
@@ -221,11 +246,12 @@ impl Prefixes {
             .map(|i| vec![0u64; 3usize.pow(i as u32 + 1).div_ceil(64)])
             .collect();
         for &key in index.classes.keys() {
+            // the class over squares 0..=j is the class modulo 3^(j+1)
             let c = key >> 2;
-            let (mut t, mut pow) = (0usize, 1usize);
-            for (j, b) in bits.iter_mut().enumerate() {
-                t += ((c >> (2 * j)) & 3) as usize * pow;
+            let mut pow = 1;
+            for b in &mut bits {
                 pow *= 3;
+                let t = (c % pow) as usize;
                 b[t / 64] |= 1 << (t % 64);
             }
         }

@@ -5,7 +5,7 @@
 use crate::board::{Board, Square};
 use crate::piece::Piece;
 
-use super::state::Key;
+use super::state::{Key, Perm};
 
 /// The walk: square `(x, y)` of the long side `x` and the short side `y` is number `x * w + y`.
 #[derive(Clone, Debug)]
@@ -140,7 +140,7 @@ pub(crate) struct Step<K> {
     pub(crate) pending: u32,
     /// At the end of a column of a symmetric count: where the mirror (`y -> w - 1 - y`) sends
     /// each slot.
-    pub(crate) mirror: Option<Vec<u8>>,
+    pub(crate) mirror: Option<Perm<K>>,
     /// Slots in use after the step.
     pub(crate) width: u32,
 }
@@ -245,7 +245,7 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                 .unwrap_or(1);
             let column_end = t % walk.w == walk.w - 1;
             let mirror = (rules.mirror && column_end).then(|| {
-                (0..window)
+                let perm: Vec<u8> = (0..window)
                     .map(|s| {
                         if s > t || !live(t - s) {
                             return s as u8;
@@ -256,7 +256,8 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                         debug_assert!(live(m), "the window is symmetric at a column end");
                         (t - m) as u8
                     })
-                    .collect()
+                    .collect();
+                Perm::new(&perm)
             });
             Step {
                 back,
