@@ -237,6 +237,11 @@ impl RightIndex {
 /// (what square `j` needs is digit `j`), so the test is a few nibble reads and one bit.
 pub(crate) struct Prefixes {
     bits: Vec<Vec<u64>>,
+    /// Steps at which every need pattern occurs (the test would pass every state: skipped).
+    full: Vec<bool>,
+    /// For step `i`, byte `b` of a state and its value `v`: the digits its two slots add,
+    /// at `digits[i][b * 256 + v]` (eight lookups read a pattern instead of sixteen slots).
+    digits: Vec<Vec<u32>>,
 }
 
 impl Prefixes {
@@ -255,14 +260,45 @@ impl Prefixes {
                 b[t / 64] |= 1 << (t % 64);
             }
         }
-        Prefixes { bits }
+        let full = bits
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (0..3usize.pow(i as u32 + 1)).all(|t| b[t / 64] >> (t % 64) & 1 != 0))
+            .collect();
+        let digits = (0..squares)
+            .map(|i| {
+                let bytes = (i + 2) / 2;
+                let mut t = vec![0u32; bytes * 256];
+                for (b, part) in t.chunks_exact_mut(256).enumerate() {
+                    for (v, d) in part.iter_mut().enumerate() {
+                        for half in 0..2 {
+                            let s = 2 * b + half;
+                            if s <= i {
+                                let code = (v >> (4 * half)) as u8 & 15;
+                                *d += need(code) as u32 * 3u32.pow((i - s) as u32);
+                            }
+                        }
+                    }
+                }
+                t
+            })
+            .collect();
+        Prefixes { bits, full, digits }
     }
 
     /// Whether a crossing state `k` after step `i` asks what some class offers.
     #[inline]
     pub(crate) fn admits<K: Key>(&self, i: usize, k: K) -> bool {
-        // square j is in slot i - j: read the slots from 0, the highest digit first
-        let t = (0..=i as u32).fold(0usize, |t, s| t * 3 + need(k.get(s)) as usize);
+        if self.full[i] {
+            return true;
+        }
+        // square j is in slot i - j, digit j
+        let d = &self.digits[i];
+        let t = (0..d.len() / 256).fold(0, |t, b| t + d[b * 256 + k.byte(b)]) as usize;
+        debug_assert_eq!(
+            t,
+            (0..=i as u32).fold(0usize, |t, s| t * 3 + need(k.get(s)) as usize)
+        );
         self.bits[i][t / 64] >> (t % 64) & 1 != 0
     }
 }
@@ -270,9 +306,19 @@ impl Prefixes {
 /// Whether the pieces of a left state (`lm`, `lt`) and a right state (`rm`, `rt`) on the
 /// boundary squares `ends` (those with one edge on each side) make one cycle (closed) or one
 /// path between two terminals (open).
-#[inline]
+#[cfg(test)]
 fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
     let n = ends.count_ones();
+    (closed || lt.count_ones() + rt.count_ones() == 2)
+        && joins_paired(lm, lt, rm, rt, ends, n, closed)
+}
+
+/// [`joins`] for an open count whose two sides hold two terminals between them (as the join's
+/// groups make sure), with `n`, the number of `ends`, counted once for many right states.
+/// (A walk of a fixed number of links, checked at its end, has branches easier to predict but
+/// measured slower: most pairs fail a link or two in.)
+#[inline]
+fn joins_paired(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, n: u32, closed: bool) -> bool {
     if n == 0 {
         return false;
     }
@@ -288,9 +334,7 @@ fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
             }
         }
     }
-    if lt.count_ones() + rt.count_ones() != 2 {
-        return false;
-    }
+    debug_assert_eq!(lt.count_ones() + rt.count_ones(), 2);
     // walk from a square whose piece leads to a terminal, leaving by the other side
     let (mut s, mut right) = if lt != 0 {
         (lt.trailing_zeros(), true)
@@ -314,6 +358,10 @@ fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
 
 /// Sums, over every crossing state of `left` and every right state of the class it asks for
 /// whose pieces join into one tour, the product of their counts; `None` if `stop` was set.
+///
+/// The crossing states are taken in the order of the groups they ask for (a sort of 8-byte
+/// keys), so the few crossing states of a group read its right states one after another while
+/// they are in the cache, instead of each fetching its group from memory.
 pub(crate) fn join<K: Key>(
     left: &Layer<K>,
     boundary: &Boundary,
@@ -321,9 +369,27 @@ pub(crate) fn join<K: Key>(
     closed: bool,
     stop: &AtomicBool,
 ) -> Option<BigUint> {
-    let total = Mutex::new(BigUint::ZERO);
     let m = boundary.slots.len();
-    (0..left.part_count()).into_par_iter().for_each(|p| {
+    // closed: no terminals on either side; open: two in all
+    let want: u32 = if closed { 0 } else { 2 };
+    let asks = |k: K| {
+        let (_, lt) = boundary.links(k);
+        let rt = want.checked_sub(lt.count_ones())?;
+        let g = group(boundary.asks(k, m), rt);
+        right.classes.contains_key(&g).then_some(g)
+    };
+    let mut keys: Vec<u64> = (0..left.part_count())
+        .into_par_iter()
+        .flat_map_iter(|p| {
+            left.part_slots(p).filter_map(move |(i, k, _)| {
+                assert!(i < 1 << PART_ROW_BITS, "a part past any memory");
+                asks(k).map(|g| g << ROW_BITS | (p << PART_ROW_BITS | i) as u64)
+            })
+        })
+        .collect();
+    keys.par_sort_unstable();
+    let total = Mutex::new(BigUint::ZERO);
+    keys.par_chunks(JOIN_CHUNK).for_each(|chunk| {
         // Relaxed: the flag only asks the workers to stop
         if stop.load(Ordering::Relaxed) {
             return;
@@ -331,25 +397,36 @@ pub(crate) fn join<K: Key>(
         // u128 while it fits; one-word counts multiply into a u128 each
         let mut small: u128 = 0;
         let mut big_sum = BigUint::ZERO;
-        for (k, c) in left.part(p) {
+        let (mut current, mut range) = (u64::MAX, (0, 0));
+        let place = |key: u64| {
+            let place = (key & ((1 << ROW_BITS) - 1)) as usize;
+            (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
+        };
+        for (j, &key) in chunk.iter().enumerate() {
+            // the left states are scattered in their table: fetch a few ahead
+            if let Some(&ahead) = chunk.get(j + 8) {
+                let (p, i) = place(ahead);
+                left.prefetch_at(p, i);
+            }
+            let g = key >> ROW_BITS;
+            if g != current {
+                current = g;
+                range = right.classes[&g];
+            }
+            let (p, i) = place(key);
+            let (k, c) = left.at(p, i);
             let (lm, lt) = boundary.links(k);
-            // closed: no terminals on either side; open: two in all
-            let want: u32 = if closed { 0 } else { 2 };
-            let Some(rt) = want.checked_sub(lt.count_ones()) else {
-                continue;
-            };
-            let Some(&(a, b)) = right.classes.get(&group(boundary.asks(k, m), rt)) else {
-                continue;
-            };
             let ends = boundary
                 .slots
                 .iter()
                 .enumerate()
                 .filter(|&(_, &s)| need(k.get(s)) == 1)
                 .fold(0u32, |e, (j, _)| e | 1 << j);
-            for i in a..b {
+            let n = ends.count_ones();
+            for i in range.0..range.1 {
                 let r = right.states[i];
-                if !joins(lm, lt, r.mates, r.term, ends, closed) {
+                // the group gave the right state the terminals the left one lacks
+                if !joins_paired(lm, lt, r.mates, r.term, ends, n, closed) {
                     continue;
                 }
                 let rc = &right.counts[i * right.limbs..(i + 1) * right.limbs];
@@ -374,6 +451,9 @@ pub(crate) fn join<K: Key>(
     });
     (!stop.load(Ordering::Relaxed)).then(|| total.into_inner().expect("the workers are done"))
 }
+
+/// Crossing states a worker joins at a time.
+const JOIN_CHUNK: usize = 1 << 14;
 
 #[cfg(test)]
 mod tests {

@@ -143,6 +143,9 @@ pub(crate) struct Step<K> {
     pub(crate) mirror: Option<Perm<K>>,
     /// Slots in use after the step.
     pub(crate) width: u32,
+    /// The square's place in its column (layers at the same place in neighbouring columns grow
+    /// alike: the tables are sized by it).
+    pub(crate) row: u32,
 }
 
 /// What a walk program needs besides the board.
@@ -270,6 +273,7 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                 pending,
                 mirror,
                 width,
+                row: t % walk.w,
             }
         })
         .collect()

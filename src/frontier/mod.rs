@@ -356,7 +356,9 @@ impl<'a, K: Key> Run<'a, K> {
                 peak_bytes: 0,
                 peak_states: 0,
                 spare: None,
-                growth: 1.0,
+                growth: Vec::new(),
+                older: Vec::new(),
+                last_growth: 1.0,
             },
             saver: Saver {
                 path: job.checkpoint.as_deref(),

@@ -24,8 +24,12 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) peak_states: u64,
     /// A layer no longer needed, whose memory the next layer reuses.
     pub(crate) spare: Option<Layer<K>>,
-    /// The last step's growth (states after over states before), for sizing the next table.
-    pub(crate) growth: f64,
+    /// The growth (states after over states before) of the last step at each place in a column
+    /// (see [`Step::row`]), for sizing the next table, and the one before it at that place.
+    pub(crate) growth: Vec<f64>,
+    pub(crate) older: Vec<f64>,
+    /// The last step's growth, for a place not seen yet.
+    pub(crate) last_growth: f64,
 }
 
 /// A number from little-endian 64-bit words.
@@ -67,9 +71,18 @@ impl<K: Key> Sweep<'_, K> {
         step: &Step<K>,
         keep: &(impl Fn(K) -> bool + Sync),
     ) -> Result<(Layer<K>, BigUint), Stopped> {
-        // a table sized for the layer to come, guessed from the last step's growth, rarely has
-        // to grow (growing rehashes a partition into fresh memory)
-        let expect = (layer.len() as f64 * self.growth.clamp(1.0, 4.0)) as u64;
+        // a table sized for the layer to come rarely has to grow (growing rehashes a partition
+        // into fresh memory); its growth is guessed from the step at the same place in the
+        // column before, scaled by how the last step compared with its own counterpart there
+        let row = step.row as usize;
+        let guess = match (self.growth.get(row), row.checked_sub(1)) {
+            (Some(&same), Some(r)) if r < self.older.len() && self.older[r] > 0.0 => {
+                same * (self.last_growth / self.older[r]).clamp(0.5, 2.0)
+            }
+            (Some(&same), _) => same,
+            (None, _) => self.last_growth,
+        };
+        let expect = (layer.len() as f64 * (guess * 1.1).clamp(0.25, 4.0)) as u64;
         let builder: Builder<K> = Builder::new(
             expect,
             layer.limbs(),
@@ -110,7 +123,13 @@ impl<K: Key> Sweep<'_, K> {
             return Err(Stopped::Interrupted);
         }
         let next = builder.finish()?;
-        self.growth = next.len() as f64 / layer.len().max(1) as f64;
+        let growth = next.len() as f64 / layer.len().max(1) as f64;
+        if self.growth.len() <= row {
+            self.growth.resize(row + 1, growth);
+            self.older.resize(row + 1, 0.0);
+        }
+        self.older[row] = std::mem::replace(&mut self.growth[row], growth);
+        self.last_growth = growth;
         Ok((next, tours.into_inner().expect("the workers are done")))
     }
 }

@@ -33,11 +33,13 @@ const BATCH: usize = 64;
 const MIN_CAP: usize = 16;
 
 /// One partition: entries of the key's words followed by its count's words side by side (one
-/// cache line holds both, so an insert costs one miss), linear probing, at most 3/4 full.
+/// cache line holds both, so an insert costs one miss), linear probing, at most 4/5 full. Its
+/// size is any number of entries (a key's place is its hash scaled to the size, not masked), so
+/// a table sized for the layer to come is not rounded up to twice that.
 #[derive(Clone, Debug)]
 pub(crate) struct Part<K: Key> {
     data: Vec<u64>,
-    /// Entries it has room for (a power of two).
+    /// Entries it has room for.
     cap: usize,
     len: usize,
     _key: PhantomData<K>,
@@ -104,10 +106,10 @@ impl<K: Key> Part<K> {
 
     /// Emptied for reuse, if its size suits `cap` entries of `limbs` words.
     fn reused(mut self, cap: usize, limbs: usize) -> Option<Part<K>> {
-        let want = cap.next_power_of_two().max(MIN_CAP);
+        let want = cap.max(MIN_CAP);
         let fits = self.data.len() == self.cap * Self::stride(limbs)
             && self.cap >= want
-            && self.cap <= want * 4;
+            && self.cap <= want * 2;
         fits.then(|| {
             self.data.fill(EMPTY_WORD);
             self.len = 0;
@@ -116,7 +118,11 @@ impl<K: Key> Part<K> {
     }
 
     fn with_capacity(cap: usize, limbs: usize) -> Part<K> {
-        let cap = cap.next_power_of_two().max(MIN_CAP);
+        let cap = cap.max(MIN_CAP);
+        debug_assert!(
+            cap <= 1 << 32,
+            "a place is the low 32 bits of a hash, scaled"
+        );
         Part {
             // a count's words are written with its key, so all ones does for them too
             data: vec![EMPTY_WORD; cap * Self::stride(limbs)],
@@ -130,10 +136,17 @@ impl<K: Key> Part<K> {
         (self.data.len() * 8) as u64
     }
 
+    /// The entry where a key of hash `h` starts probing: the hash's low 32 bits scaled to the
+    /// size (its high bits chose the partition).
+    #[inline]
+    fn home(&self, h: u64) -> usize {
+        (((h & 0xFFFF_FFFF) * self.cap as u64) >> 32) as usize
+    }
+
     /// Brings in the entry where a key of hash `h` starts probing.
     #[inline]
     fn prefetch(&self, h: u64, limbs: usize) {
-        prefetch(&self.data[(h as usize & (self.cap - 1)) * Self::stride(limbs)]);
+        prefetch(&self.data[self.home(h) * Self::stride(limbs)]);
     }
 
     /// Adds `count` to `key`'s count, inserting it if new; `Err` on a carry out of the top word.
@@ -141,8 +154,7 @@ impl<K: Key> Part<K> {
     #[inline]
     fn add(&mut self, key: K, h: u64, count: &[u64], limbs: usize) -> Result<(), ()> {
         let stride = Self::stride(limbs);
-        let mask = self.cap - 1;
-        let mut i = h as usize & mask;
+        let mut i = self.home(h);
         loop {
             let e = &mut self.data[i * stride..(i + 1) * stride];
             if e[0] == EMPTY_WORD {
@@ -158,13 +170,16 @@ impl<K: Key> Part<K> {
                     Ok(())
                 };
             }
-            i = (i + 1) & mask;
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
         }
     }
 
-    /// Whether `extra` more keys would fill it past 3/4.
+    /// Whether `extra` more keys would fill it past 4/5.
     fn needs_room(&self, extra: usize) -> bool {
-        (self.len + extra) * 4 > self.cap * 3
+        (self.len + extra) * 5 > self.cap * 4
     }
 
     /// The same entries in a table twice the size.
@@ -178,17 +193,30 @@ impl<K: Key> Part<K> {
     }
 
     fn iter(&self, limbs: usize) -> impl Iterator<Item = (K, &[u64])> + '_ {
+        self.slots(limbs).map(|(_, k, c)| (k, c))
+    }
+
+    /// The entries with their places.
+    fn slots(&self, limbs: usize) -> impl Iterator<Item = (usize, K, &[u64])> + '_ {
         self.data
             .chunks_exact(Self::stride(limbs))
-            .filter(|e| e[0] != EMPTY_WORD)
-            .map(|e| (K::load(e), &e[K::WORDS..]))
+            .enumerate()
+            .filter(|(_, e)| e[0] != EMPTY_WORD)
+            .map(|(i, e)| (i, K::load(e), &e[K::WORDS..]))
+    }
+
+    /// The entry at place `i` (one [`Part::slots`] gave).
+    fn at(&self, i: usize, limbs: usize) -> (K, &[u64]) {
+        let stride = Self::stride(limbs);
+        let e = &self.data[i * stride..(i + 1) * stride];
+        debug_assert_ne!(e[0], EMPTY_WORD);
+        (K::load(e), &e[K::WORDS..])
     }
 
     #[cfg(test)]
     fn get(&self, key: K, h: u64, limbs: usize) -> Option<&[u64]> {
         let stride = Self::stride(limbs);
-        let mask = self.cap - 1;
-        let mut i = h as usize & mask;
+        let mut i = self.home(h);
         loop {
             let e = &self.data[i * stride..(i + 1) * stride];
             if e[0] == EMPTY_WORD {
@@ -197,7 +225,10 @@ impl<K: Key> Part<K> {
             if K::load(e) == key {
                 return Some(&e[K::WORDS..]);
             }
-            i = (i + 1) & mask;
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
         }
     }
 }
@@ -271,6 +302,21 @@ impl<K: Key> Layer<K> {
         self.parts[p].iter(self.limbs)
     }
 
+    /// The states of partition `p` with their places in it, for [`Layer::at`].
+    pub(crate) fn part_slots(&self, p: usize) -> impl Iterator<Item = (usize, K, &[u64])> {
+        self.parts[p].slots(self.limbs)
+    }
+
+    /// The state at place `i` of partition `p`.
+    pub(crate) fn at(&self, p: usize, i: usize) -> (K, &[u64]) {
+        self.parts[p].at(i, self.limbs)
+    }
+
+    /// Brings in the state at place `i` of partition `p` (a hint, for reading it soon).
+    pub(crate) fn prefetch_at(&self, p: usize, i: usize) {
+        prefetch(&self.parts[p].data[i * Part::<K>::stride(self.limbs)]);
+    }
+
     /// Every state and its count.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (K, &[u64])> {
         self.parts.iter().flat_map(|p| p.iter(self.limbs))
@@ -331,9 +377,9 @@ impl<K: Key> Builder<K> {
         spare: Option<Layer<K>>,
     ) -> Builder<K> {
         // partitions for a layer a few times larger (layers grow step by step), each sized for
-        // its share of `expect` at most 3/4 full, with a margin for the spread of the hash
+        // its share of `expect` at 7/10 full (it grows past 4/5)
         let bits = part_bits(expect * 4);
-        let per = (expect as usize >> bits) * 3 / 2 + 1;
+        let per = (expect as usize >> bits) * 10 / 7 + MIN_CAP;
         let mut spare = spare.map(|l| l.parts.into_iter());
         let parts: Vec<Mutex<Part<K>>> = (0..1usize << bits)
             .map(|_| {
