@@ -1,4 +1,4 @@
-//! Writes `results/frontier.md`, `results/frontier.csv` and `results/frontier.svg`: the frontier
+//! Writes `results/frontier-table.md`, `results/frontier.csv` and `results/frontier.svg`: the frontier
 //! engine on every board with short side 3 to 7 up to 64 squares, and on 3×n and 4×n up to
 //! n = 100, open and closed: the count, the time of the whole command, the peak states and the
 //! peak table bytes. Counts listed in `tests/data/counts.tsv` are checked against it; a board
