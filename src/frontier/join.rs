@@ -17,7 +17,7 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::state::{FREE, Key, Perm, SAT, TERM};
+use super::state::{FREE, Key, Perm, SAT, TERM, byte_table};
 use super::sweep::big;
 use super::table::Layer;
 
@@ -107,11 +107,34 @@ fn group(class: u64, terminals: u32) -> u64 {
     class << 2 | u64::from(terminals.min(3))
 }
 
-/// Bits of an index row's sort key that hold where the row is (its part, then its row there);
-/// the group is above them.
+/// Bits of a sort key that hold where its state is (its part, then its place there); the group
+/// is above them. The right half's index and the join both sort states by group this way.
 const ROW_BITS: u32 = 36;
-/// Bits of a row's place that number it within its part.
+/// Bits of a state's place that number it within its part.
 const PART_ROW_BITS: u32 = 26;
+
+/// The sort key of the state at place `row` of part `part` in group `g`.
+#[inline]
+fn sort_key(g: u64, part: usize, row: usize) -> u64 {
+    assert!(
+        row < 1 << PART_ROW_BITS && part < 1 << (ROW_BITS - PART_ROW_BITS),
+        "a table of {row} states a part is past any memory"
+    );
+    g << ROW_BITS | (part << PART_ROW_BITS | row) as u64
+}
+
+/// The group of a sort key.
+#[inline]
+fn key_group(key: u64) -> u64 {
+    key >> ROW_BITS
+}
+
+/// The part and the place of a sort key's state.
+#[inline]
+fn key_place(key: u64) -> (usize, usize) {
+    let place = (key & ((1 << ROW_BITS) - 1)) as usize;
+    (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
+}
 
 /// The right half's states grouped by class and terminals (see [`group`]).
 pub(crate) struct RightIndex {
@@ -149,7 +172,7 @@ impl RightIndex {
                     let k = remap.apply(k, m);
                     let (mates, term) = boundary.links(k);
                     let g = group(boundary.offers(k), term.count_ones());
-                    keys.push(g << ROW_BITS | (p << PART_ROW_BITS | rows.len()) as u64);
+                    keys.push(sort_key(g, p, rows.len()));
                     rows.push(Right { mates, term });
                     counts.extend_from_slice(c);
                 };
@@ -176,11 +199,6 @@ impl RightIndex {
             .collect();
         // one list of keys, sorted: each group a run
         let total: usize = parts.iter().map(|p| p.1.len()).sum();
-        let most = parts.iter().map(|p| p.1.len()).max().unwrap_or(0);
-        assert!(
-            most < 1 << PART_ROW_BITS && parts.len() << PART_ROW_BITS <= 1 << ROW_BITS,
-            "a part of {most} rows is past any memory"
-        );
         let mut keys = Vec::with_capacity(total);
         for p in &parts {
             keys.extend_from_slice(&p.0);
@@ -189,26 +207,22 @@ impl RightIndex {
         let mut classes = FxHashMap::default();
         let mut start = 0;
         for i in 1..=keys.len() {
-            if i == keys.len() || keys[i] >> ROW_BITS != keys[start] >> ROW_BITS {
-                classes.insert(keys[start] >> ROW_BITS, (start, i));
+            if i == keys.len() || key_group(keys[i]) != key_group(keys[start]) {
+                classes.insert(key_group(keys[start]), (start, i));
                 start = i;
             }
         }
-        let at = |k: &u64| {
-            let r = (k & ((1 << ROW_BITS) - 1)) as usize;
-            (r >> PART_ROW_BITS, r & ((1 << PART_ROW_BITS) - 1))
-        };
         let states = keys
             .par_iter()
-            .map(|k| {
-                let (p, r) = at(k);
+            .map(|&k| {
+                let (p, r) = key_place(k);
                 parts[p].1[r]
             })
             .collect();
         let counts = keys
             .par_iter()
-            .flat_map_iter(|k| {
-                let (p, r) = at(k);
+            .flat_map_iter(|&k| {
+                let (p, r) = key_place(k);
                 parts[p].2[r * limbs..(r + 1) * limbs].iter().copied()
             })
             .collect();
@@ -267,20 +281,11 @@ impl Prefixes {
             .collect();
         let digits = (0..squares)
             .map(|i| {
-                let bytes = (i + 2) / 2;
-                let mut t = vec![0u32; bytes * 256];
-                for (b, part) in t.chunks_exact_mut(256).enumerate() {
-                    for (v, d) in part.iter_mut().enumerate() {
-                        for half in 0..2 {
-                            let s = 2 * b + half;
-                            if s <= i {
-                                let code = (v >> (4 * half)) as u8 & 15;
-                                *d += need(code) as u32 * 3u32.pow((i - s) as u32);
-                            }
-                        }
+                byte_table((i + 2) / 2, |s, code, d: &mut u32| {
+                    if s as usize <= i {
+                        *d += need(code) as u32 * 3u32.pow(i as u32 - s);
                     }
-                }
-                t
+                })
             })
             .collect();
         Prefixes { bits, full, digits }
@@ -381,10 +386,8 @@ pub(crate) fn join<K: Key>(
     let mut keys: Vec<u64> = (0..left.part_count())
         .into_par_iter()
         .flat_map_iter(|p| {
-            left.part_slots(p).filter_map(move |(i, k, _)| {
-                assert!(i < 1 << PART_ROW_BITS, "a part past any memory");
-                asks(k).map(|g| g << ROW_BITS | (p << PART_ROW_BITS | i) as u64)
-            })
+            left.part_slots(p)
+                .filter_map(move |(i, k, _)| asks(k).map(|g| sort_key(g, p, i)))
         })
         .collect();
     keys.par_sort_unstable();
@@ -398,22 +401,18 @@ pub(crate) fn join<K: Key>(
         let mut small: u128 = 0;
         let mut big_sum = BigUint::ZERO;
         let (mut current, mut range) = (u64::MAX, (0, 0));
-        let place = |key: u64| {
-            let place = (key & ((1 << ROW_BITS) - 1)) as usize;
-            (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
-        };
         for (j, &key) in chunk.iter().enumerate() {
             // the left states are scattered in their table: fetch a few ahead
             if let Some(&ahead) = chunk.get(j + 8) {
-                let (p, i) = place(ahead);
+                let (p, i) = key_place(ahead);
                 left.prefetch_at(p, i);
             }
-            let g = key >> ROW_BITS;
+            let g = key_group(key);
             if g != current {
                 current = g;
                 range = right.classes[&g];
             }
-            let (p, i) = place(key);
+            let (p, i) = key_place(key);
             let (k, c) = left.at(p, i);
             let (lm, lt) = boundary.links(k);
             let ends = boundary

@@ -311,6 +311,23 @@ pub(crate) fn canonical<K: Key>(k: K, slots: u32) -> K {
     out
 }
 
+/// A table read a key's byte at a time: entry `b * 256 + v` folds, with `add(slot, code, entry)`,
+/// the two slots of byte `b` of a key when that byte is `v` (slot `2b` in its low four bits).
+pub(crate) fn byte_table<T: Copy + Default>(
+    bytes: usize,
+    mut add: impl FnMut(u32, u8, &mut T),
+) -> Vec<T> {
+    let mut table = vec![T::default(); bytes * 256];
+    for (b, part) in table.chunks_exact_mut(256).enumerate() {
+        for (v, entry) in part.iter_mut().enumerate() {
+            for half in 0..2 {
+                add((2 * b + half) as u32, (v >> (4 * half)) as u8 & 15, entry);
+            }
+        }
+    }
+    table
+}
+
 /// A fixed permutation of a key's slots (the mirror at a column end, the renaming of a join),
 /// applied a byte at a time: for each byte of a key and each of its 256 values, a table holds
 /// its two slots already moved, so moving sixteen slots is eight lookups in a table that stays
@@ -323,17 +340,11 @@ pub(crate) struct Perm<K> {
 impl<K: Key> Perm<K> {
     /// The permutation sending slot `s` to `perm[s]`; slots past `perm`'s length are dropped.
     pub(crate) fn new(perm: &[u8]) -> Perm<K> {
-        let mut table = vec![K::ZERO; K::BYTES * 256];
-        for (i, part) in table.chunks_exact_mut(256).enumerate() {
-            for (v, out) in part.iter_mut().enumerate() {
-                for half in 0..2 {
-                    let code = (v >> (4 * half)) as u8 & 15;
-                    if let Some(&to) = perm.get(2 * i + half) {
-                        *out = out.set(u32::from(to), code);
-                    }
-                }
+        let table = byte_table(K::BYTES, |s, code, out: &mut K| {
+            if let Some(&to) = perm.get(s as usize) {
+                *out = out.set(u32::from(to), code);
             }
-        }
+        });
         Perm { table }
     }
 

@@ -149,30 +149,46 @@ impl<K: Key> Part<K> {
         prefetch(&self.data[self.home(h) * Self::stride(limbs)]);
     }
 
+    /// Where `key` (of hash `h`) is, `Ok`, or the empty entry where it would go, `Err`: linear
+    /// probing from its home.
+    #[inline]
+    fn probe(&self, key: K, h: u64, stride: usize) -> Result<usize, usize> {
+        let mut i = self.home(h);
+        loop {
+            let e = &self.data[i * stride..(i + 1) * stride];
+            if e[0] == EMPTY_WORD {
+                return Err(i);
+            }
+            if K::load(e) == key {
+                return Ok(i);
+            }
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
+        }
+    }
+
     /// Adds `count` to `key`'s count, inserting it if new; `Err` on a carry out of the top word.
     /// The caller has made room (see [`Part::needs_room`]).
     #[inline]
     fn add(&mut self, key: K, h: u64, count: &[u64], limbs: usize) -> Result<(), ()> {
         let stride = Self::stride(limbs);
-        let mut i = self.home(h);
-        loop {
-            let e = &mut self.data[i * stride..(i + 1) * stride];
-            if e[0] == EMPTY_WORD {
-                key.store(e);
-                e[K::WORDS..].copy_from_slice(count);
-                self.len += 1;
-                return Ok(());
-            }
-            if K::load(e) == key {
-                return if add_limbs(&mut e[K::WORDS..], count) {
+        match self.probe(key, h, stride) {
+            Ok(i) => {
+                let e = &mut self.data[i * stride..(i + 1) * stride];
+                if add_limbs(&mut e[K::WORDS..], count) {
                     Err(())
                 } else {
                     Ok(())
-                };
+                }
             }
-            i += 1;
-            if i == self.cap {
-                i = 0;
+            Err(i) => {
+                let e = &mut self.data[i * stride..(i + 1) * stride];
+                key.store(e);
+                e[K::WORDS..].copy_from_slice(count);
+                self.len += 1;
+                Ok(())
             }
         }
     }
@@ -216,20 +232,8 @@ impl<K: Key> Part<K> {
     #[cfg(test)]
     fn get(&self, key: K, h: u64, limbs: usize) -> Option<&[u64]> {
         let stride = Self::stride(limbs);
-        let mut i = self.home(h);
-        loop {
-            let e = &self.data[i * stride..(i + 1) * stride];
-            if e[0] == EMPTY_WORD {
-                return None;
-            }
-            if K::load(e) == key {
-                return Some(&e[K::WORDS..]);
-            }
-            i += 1;
-            if i == self.cap {
-                i = 0;
-            }
-        }
+        let i = self.probe(key, h, stride).ok()?;
+        Some(&self.data[i * stride + K::WORDS..(i + 1) * stride])
     }
 }
 
