@@ -19,7 +19,7 @@ use std::error::Error;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use knights::bench::{TimedCount, known, table::human_time, time_count};
+use knights::bench::{TimedCount, known, plot::axis_time, table::human_time, time_count};
 use knights::count::Engine;
 use knights::count::report::group;
 use knights::find::{FindOptions, Strategy, find_compact};
@@ -346,18 +346,6 @@ enum Axes {
     LogLog,
     /// Speedup (linear) against threads (linear).
     Speedup,
-}
-
-/// An axis label: the time without trailing zeros (`10 µs`, `1 s`).
-fn axis_time(seconds: f64) -> String {
-    let t = human_time(seconds);
-    let (num, unit) = t.split_once(' ').unwrap_or((&t, ""));
-    let num = if num.contains('.') {
-        num.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        num
-    };
-    format!("{num} {unit}")
 }
 
 /// A line plot of `series` into `results/FILE` on the given scales.

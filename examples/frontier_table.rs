@@ -16,26 +16,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use knights::Board;
+use knights::bench::known;
 use plotters::prelude::*;
-
-const KNOWN: &str = include_str!("../tests/data/counts.tsv");
-
-/// The known figure of a board (open: directed, closed: undirected), if listed.
-fn known(board: &str, closed: bool) -> Option<String> {
-    let kind = if closed { "closed" } else { "open" };
-    let figure = if closed { "undirected" } else { "directed" };
-    KNOWN.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
-        let f: Vec<&str> = l.split('\t').collect();
-        (f.len() == 8
-            && f[0] == board
-            && f[1] == "knight"
-            && f[2] == kind
-            && f[3] == "-"
-            && f[4] == "-"
-            && f[5] == figure)
-            .then(|| f[6].to_string())
-    })
-}
 
 /// One row of the table.
 struct Row {
@@ -97,7 +80,9 @@ fn run(bin: &PathBuf, rows: u32, cols: u32, closed: bool, cap: Duration) -> Row 
             let v: serde_json::Value = serde_json::from_str(&out).expect("count's JSON");
             let figure = if closed { "undirected" } else { "directed" };
             let count = v[figure].to_string();
-            let checked = match known(&board, closed) {
+            let checked = match known::count(Board::new(rows, cols).expect("a board"), closed)
+                .map(|n| n.to_string())
+            {
                 Some(k) => {
                     assert_eq!(k, count, "{board} {figure}: the table says {k}");
                     true

@@ -18,7 +18,7 @@ pub struct PlotError(String);
 const LEGEND: u32 = 220;
 
 /// An axis label: the time without trailing zeros (`10 µs`, `1 s`).
-fn axis_time(seconds: f64) -> String {
+pub fn axis_time(seconds: f64) -> String {
     let t = human_time(seconds);
     let (num, unit) = t.split_once(' ').unwrap_or((&t, ""));
     let num = if num.contains('.') {

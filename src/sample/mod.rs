@@ -197,17 +197,18 @@ impl Sampler {
             from: opts.from,
             ..CountSpec::default()
         };
+        let no_tour = |reason: String| SampleError::NoTour {
+            kind,
+            board,
+            from: opts
+                .from
+                .filter(|_| !opts.closed)
+                .map(|s| format!(" from {}", board.name(s)))
+                .unwrap_or_default(),
+            reason,
+        };
         if let Some(reason) = crate::count::obstruction(board, piece, &spec) {
-            return Err(SampleError::NoTour {
-                kind,
-                board,
-                from: opts
-                    .from
-                    .filter(|_| !opts.closed)
-                    .map(|s| format!(" from {}", board.name(s)))
-                    .unwrap_or_default(),
-                reason: reason.to_string(),
-            });
+            return Err(no_tour(reason.to_string()));
         }
         let req = Request {
             tables: opts.tables,
@@ -248,16 +249,7 @@ impl Sampler {
             }
         }
         if s.total.as_ref().is_some_and(|t| *t == BigUint::ZERO) {
-            return Err(SampleError::NoTour {
-                kind,
-                board,
-                from: opts
-                    .from
-                    .filter(|_| !opts.closed)
-                    .map(|s| format!(" from {}", board.name(s)))
-                    .unwrap_or_default(),
-                reason: "the exact count is 0".into(),
-            });
+            return Err(no_tour("the exact count is 0".into()));
         }
         s.build_seconds = t0.elapsed().as_secs_f64();
         Ok(s)
