@@ -94,11 +94,9 @@ fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-#[test]
-fn kill_9_at_several_moments_then_resume_gives_the_exact_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("run.ckpt");
-    let args = [
+/// The DFS counting 5x8 open tours on one thread with the checkpoint `ck`.
+fn dfs_5x8_with(ck: &Path) -> [&str; 8] {
+    [
         "count",
         "5x8",
         "--engine",
@@ -106,8 +104,15 @@ fn kill_9_at_several_moments_then_resume_gives_the_exact_count() {
         "--threads",
         "1",
         "--checkpoint",
-        path_str(&ck),
-    ];
+        path_str(ck),
+    ]
+}
+
+#[test]
+fn kill_9_at_several_moments_then_resume_gives_the_exact_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let args = dfs_5x8_with(&ck);
     // at once (maybe before the file exists), then after a few, many and most units
     let mut killed_mid_run = 0;
     for at in [0, 1, 500, 3000, 6000] {
@@ -137,16 +142,7 @@ fn kill_9_at_several_moments_then_resume_gives_the_exact_count() {
 fn sigterm_saves_prints_the_partial_count_and_exits_130_then_resume_is_exact() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
-    let args = [
-        "count",
-        "5x8",
-        "--engine",
-        "dfs",
-        "--threads",
-        "1",
-        "--checkpoint",
-        path_str(&ck),
-    ];
+    let args = dfs_5x8_with(&ck);
     let mut child = spawn(&args);
     assert!(
         wait_for_records(&mut child, &ck, 200),
