@@ -169,8 +169,9 @@ pub struct CountArgs {
     /// interruption and the count goes on where it stopped.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
-    /// Count only shard K of N: the work units whose number is K modulo N (0 <= K < N). Put the
-    /// shards' checkpoints together with `knights merge`.
+    /// Count only shard K of N: the pieces (the DFS's work units, the frontier engine's pieces)
+    /// whose number is K modulo N (0 <= K < N). Put the shards' checkpoints together with
+    /// `knights merge`.
     #[arg(long, value_name = "K/N", value_parser = parse_shard, allow_hyphen_values = true)]
     pub shard: Option<Shard>,
     /// Progress on standard error: a bar on a terminal (auto), a bar, a line every few seconds
@@ -185,6 +186,11 @@ pub struct CountArgs {
     /// figure it needed.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    /// Cut a frontier count that meets in the middle into N pieces, counted one after another,
+    /// each recorded in the checkpoint as it finishes (default: as many as --max-memory needs,
+    /// and at least one a shard). Give the same N to every shard of a run.
+    #[arg(long, value_name = "N", value_parser = parse_pieces, allow_hyphen_values = true)]
+    pub pieces: Option<usize>,
 }
 
 /// How progress is shown.
@@ -542,6 +548,14 @@ fn parse_moves(s: &str) -> Result<u64, String> {
 
 fn parse_burn_in(s: &str) -> Result<u64, String> {
     whole(s, "numbers of moves", 0, u64::MAX)
+}
+
+/// The most pieces a frontier count is cut into: a million pieces of the largest count this
+/// engine takes are seconds each; more only multiply the fixed costs.
+pub const MAX_PIECES: u64 = 1_000_000;
+
+fn parse_pieces(s: &str) -> Result<usize, String> {
+    whole(s, "numbers of pieces", 1, MAX_PIECES).map(|n| n as usize)
 }
 
 /// 1 to [`max_threads`](crate::count::driver::max_threads): past it, threads gain nothing and

@@ -7,7 +7,7 @@ use thiserror::Error;
 pub enum Error {
     #[error("invalid board '{}': {why} (write ROWSxCOLS, e.g. 8x8 or 3x10, each side 1..={max})", clip(.value), max = crate::board::MAX_SIDE)]
     BadBoard { value: String, why: &'static str },
-    #[error("board '{}' is too large: each side may be at most {max} (boards of up to {max_squares} squares); a tour of it would need about {need} of memory at 4 bytes a square", clip(.value), max = crate::board::MAX_SIDE, max_squares = u64::from(crate::board::MAX_SIDE).pow(2), need = crate::count::report::human_bytes(*squares * 4))]
+    #[error("board '{}' is too large: each side may be at most {max} (boards of up to {max_squares} squares); a tour of it would need about {need} of memory at 4 bytes a square", clip(.value), max = crate::board::MAX_SIDE, max_squares = u64::from(crate::board::MAX_SIDE).pow(2), need = crate::human::human_bytes(*squares * 4))]
     BoardTooLarge { value: String, squares: u64 },
     #[error(
         "invalid square '{}': write it as algebraic (a1, h8, aa12) or COL,RANK (1-based, e.g. 3,5; each 1..={max})",

@@ -9,3 +9,30 @@ pub const fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+/// FNV-1a over a stream of bytes: the fingerprint of how a count is cut into pieces, written in
+/// checkpoints. Stable across machines and versions of the standard library (unlike `Hasher`s
+/// that are free to change), which is what a file read back later needs.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    /// Adds `bytes` to the fingerprint.
+    pub fn eat(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// The fingerprint so far.
+    #[must_use]
+    pub const fn value(self) -> u64 {
+        self.0
+    }
+}

@@ -20,7 +20,7 @@ pub enum InputError {
     Io { what: String, source: io::Error },
     #[error(
         "{what} is larger than {} (at least {got} bytes): more than a tour of the largest board (10000x10000) takes in any form knights prints",
-        crate::count::report::human_bytes(*limit)
+        crate::human::human_bytes(*limit)
     )]
     TooLarge { what: String, got: u64, limit: u64 },
     #[error(

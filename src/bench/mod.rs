@@ -569,9 +569,7 @@ pub fn time_count(
         let outcome = if engine == Engine::Naive {
             // straight to the naive counter: the driver refuses it past 36 squares, where a
             // count takes hours, but here the limit stops it, and a timeout is the figure
-            Ok(crate::count::count_naive(
-                board, &job.piece, &job.spec, t0, &stop,
-            ))
+            Ok(crate::naive::count(board, &job.piece, &job.spec, t0, &stop))
         } else {
             driver::run(&job, &stop, &Quiet).map(|o| o.finished.then_some(o.count))
         };

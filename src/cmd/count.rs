@@ -39,6 +39,7 @@ fn job_of(a: &CountArgs) -> Result<Job> {
     if let Some(m) = a.max_memory {
         job.max_memory = m;
     }
+    job.pieces = a.pieces;
     Ok(job)
 }
 
@@ -64,16 +65,17 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
         0
     } else {
         match &job.checkpoint {
+            Some(p) if outcome.units == 0 => eprintln!(
+                "knights: interrupted; '{}' and the files beside it hold the work done so far (the count was not yet cut into pieces); resume with: {}",
+                p.display(),
+                resume_command()
+            ),
             Some(p) => eprintln!(
-                "knights: interrupted; '{}' holds {} of {} {}; resume with: {}",
+                "knights: interrupted; '{}' holds {} of {} {}s; resume with: {}",
                 p.display(),
                 progress::group(outcome.units_done as u64),
                 progress::group(outcome.units_mine as u64),
-                if outcome.engine == Engine::Frontier {
-                    "layers"
-                } else {
-                    "units"
-                },
+                outcome.piece_name(),
                 resume_command()
             ),
             None => eprintln!(

@@ -1,4 +1,5 @@
-//! Checkpoint files of a long count: which run a file belongs to, and the units it has counted.
+//! The checkpoint log of a long count: which run a file belongs to, and the pieces it has
+//! counted (the DFS's work units, the frontier engine's pieces), whichever engine counts them.
 //!
 //! # Format
 //!
@@ -23,8 +24,13 @@
 //! crc 5a0c61f2
 //! ```
 //!
-//! Then one line per counted unit, `INDEX COUNT CRC`, where CRC is the CRC32 of `INDEX COUNT`
-//! continued from the header's CRC (so a line copied from another run's file does not check).
+//! Then one line per counted piece, `INDEX COUNT CRC`, where COUNT is a decimal number of any
+//! size and CRC is the CRC32 of `INDEX COUNT` continued from the header's CRC (so a line copied
+//! from another run's file does not check). `split` is what the engine's cut depends on (the
+//! DFS's unit target, the frontier engine's split layer), `units` the number of pieces.
+//!
+//! An engine that saves work in progress (the frontier engine's layers) keeps it in files of its
+//! own beside the log (`FILE.layers`, `FILE.split`): the log is the record of what is finished.
 //!
 //! # Why an append-only log
 //!
@@ -41,66 +47,25 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use thiserror::Error;
+use num_bigint::BigUint;
 
-use super::plan::{CountSpec, Plan, Tally, Unit};
 use crate::board::Board;
+use crate::engine::CountSpec;
 use crate::error::Error;
-use crate::input::{self, InputError};
 use crate::piece::Piece;
+use crate::store::{CheckpointError, read_regular, replace};
 
 /// The first line of every checkpoint, with the format's version.
 const MAGIC: &str = "knights-checkpoint 1";
 
 /// The longest a recorded unit waits for an fsync.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
-
-/// Errors reading or writing a checkpoint; each names the file.
-#[derive(Debug, Error)]
-pub enum CheckpointError {
-    #[error("cannot {action} checkpoint '{}': {source}", .path.display())]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        source: io::Error,
-    },
-    #[error("checkpoint '{}' is {kind}, not a regular file", .path.display())]
-    NotAFile { path: PathBuf, kind: &'static str },
-    #[error("checkpoint '{}' is in use by another process (a count holds its lock file '{}'); wait for it to finish, or give another file", .path.display(), .lock.display())]
-    InUse { path: PathBuf, lock: PathBuf },
-    #[error("'{}' is not a knights checkpoint: {why}", .path.display())]
-    NotACheckpoint { path: PathBuf, why: String },
-    #[error("checkpoint '{}' is damaged: {why}; it cannot be trusted, delete it to count again", .path.display())]
-    Damaged { path: PathBuf, why: String },
-    #[error("checkpoint '{}' belongs to a different run: its {field} is {file}, this run's is {run}", .path.display())]
-    Mismatch {
-        path: PathBuf,
-        field: &'static str,
-        file: String,
-        run: String,
-    },
-    #[error("checkpoint '{}' records unit {unit} twice with different counts ({a} and {b})", .path.display())]
-    Conflict {
-        path: PathBuf,
-        unit: usize,
-        a: u64,
-        b: u64,
-    },
-    #[error("checkpoint '{}' records unit {unit}, which is not one of the units of shard {shard} of {units}", .path.display())]
-    Foreign {
-        path: PathBuf,
-        unit: usize,
-        shard: Shard,
-        units: usize,
-    },
-}
 
 /// Shard `index` of `count`: the units whose number is `index` modulo `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -186,17 +151,17 @@ pub struct RunId {
 }
 
 impl RunId {
-    /// The identity of a whole count of `plan`, split into `units` with target `split`, by this
-    /// program; set [`RunId::shard`] for a shard of it.
+    /// The identity of a whole count cut by `engine` into `units` pieces (how: `split`, and the
+    /// cut's `fingerprint`), by this program; set [`RunId::shard`] for a shard of it.
     #[must_use]
     pub fn new(
         board: Board,
         piece: &Piece,
         spec: &CountSpec,
         engine: &str,
-        plan: Option<&Plan>,
         split: usize,
-        units: &[Unit],
+        units: usize,
+        fingerprint: u64,
     ) -> RunId {
         RunId {
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -209,8 +174,8 @@ impl RunId {
             per_square: spec.per_square,
             engine: engine.to_string(),
             split,
-            units: units.len(),
-            fingerprint: fingerprint(plan, units),
+            units,
+            fingerprint,
             shard: Shard::ALL,
         }
     }
@@ -326,33 +291,17 @@ impl RunId {
     }
 }
 
-/// FNV-1a over the roots (start, weights, multiplier), the tally and every unit, in order; a
-/// count a theorem settles has no plan and no units.
-fn fingerprint(plan: Option<&Plan>, units: &[Unit]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    if let Some(plan) = plan {
-        for r in &plan.roots {
-            eat(&r.start.to_le_bytes());
-            eat(&r.weight);
-            eat(&r.multiplier.to_le_bytes());
-        }
-        eat(&[match plan.tally {
-            Tally::OpenAll => 0,
-            Tally::Fixed => 1,
-            Tally::Cycles => 2,
-        }]);
+impl RunId {
+    /// [`RunId::differs`] in what the run asks (not the cut: `split`, `units`, `fingerprint`,
+    /// which only the engine knows once it has started).
+    #[must_use]
+    pub fn differs_in_request(&self, other: &RunId) -> Option<(&'static str, String, String)> {
+        self.fields()
+            .into_iter()
+            .zip(other.fields())
+            .find(|((k, a), (_, b))| a != b && !["split", "units", "fingerprint"].contains(k))
+            .map(|((k, a), (_, b))| (k, a, b))
     }
-    for u in units {
-        eat(&u.root.to_le_bytes());
-        eat(&u.free.0.to_le_bytes());
-        eat(&u.cur.to_le_bytes());
-    }
-    h
 }
 
 fn record_crc(header_crc: u32, body: &str) -> u32 {
@@ -367,7 +316,7 @@ pub struct Loaded {
     pub path: PathBuf,
     pub id: RunId,
     /// Counted units: unit number to its unweighted count.
-    pub done: BTreeMap<usize, u64>,
+    pub done: BTreeMap<usize, BigUint>,
     /// Lines dropped because their checksum failed or they were cut short.
     pub damaged: usize,
 }
@@ -418,7 +367,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
         map.insert(k.to_string(), v.to_string());
     };
     let id = RunId::from_fields(path, &map)?;
-    let mut done = BTreeMap::new();
+    let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
     let mut dropped = 0;
     for line in lines {
         let Some(rec) = std::str::from_utf8(line)
@@ -434,17 +383,17 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
             return Err(CheckpointError::Foreign {
                 path: path.into(),
                 unit,
-                shard: id.shard,
+                shard: id.shard.to_string(),
                 units: id.units,
             });
         }
-        if let Some(&a) = done.get(&unit) {
-            if a != count {
+        if let Some(a) = done.get(&unit) {
+            if *a != count {
                 return Err(CheckpointError::Conflict {
                     path: path.into(),
                     unit,
-                    a,
-                    b: count,
+                    a: a.to_string(),
+                    b: count.to_string(),
                 });
             }
         }
@@ -458,25 +407,15 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
     })
 }
 
-/// The bytes of the regular file at `path`; a device, pipe or directory is refused unread.
-pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>, CheckpointError> {
-    let mut file = input::open_regular(path).map_err(|e| from_input(path, e))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|source| CheckpointError::Io {
-            action: "read",
-            path: path.into(),
-            source,
-        })?;
-    Ok(bytes)
-}
-
-fn parse_record(text: &str, header_crc: u32) -> Option<(usize, u64)> {
+fn parse_record(text: &str, header_crc: u32) -> Option<(usize, BigUint)> {
     let (body, crc) = text.rsplit_once(' ')?;
     if u32::from_str_radix(crc, 16).ok()? != record_crc(header_crc, body) || crc.len() != 8 {
         return None;
     }
     let (unit, count) = body.split_once(' ')?;
+    // digits only: the parsers would take a sign or separators a writer never puts there
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    (digits(unit) && digits(count)).then_some(())?;
     Some((unit.parse().ok()?, count.parse().ok()?))
 }
 
@@ -514,7 +453,7 @@ impl Checkpoint {
         let (header, header_crc) = id.header();
         let mut text = header;
         for (u, c) in &loaded.done {
-            text += &record_line(header_crc, *u, *c);
+            text += &record_line(header_crc, *u, c);
         }
         replace(path, text.as_bytes())?;
         let file = OpenOptions::new()
@@ -537,7 +476,7 @@ impl Checkpoint {
     }
 
     /// Appends a counted unit, at once, and syncs if the last sync is [`SYNC_EVERY`] old.
-    pub fn record(&mut self, unit: usize, count: u64) -> Result<(), CheckpointError> {
+    pub fn record(&mut self, unit: usize, count: &BigUint) -> Result<(), CheckpointError> {
         let line = record_line(self.header_crc, unit, count);
         // one write per line: a process killed between lines leaves whole lines behind
         self.file
@@ -572,202 +511,55 @@ impl Checkpoint {
     }
 }
 
-fn record_line(header_crc: u32, unit: usize, count: u64) -> String {
+fn record_line(header_crc: u32, unit: usize, count: &BigUint) -> String {
     let body = format!("{unit} {count}");
     let crc = record_crc(header_crc, &body);
     format!("{body} {crc:08x}\n")
 }
 
-/// Replaces `path` with `bytes` atomically (see [`replace_with`]).
-fn replace(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    replace_with(path, |f| f.write_all(bytes))
-}
-
-/// Tells temporary files of one process apart.
-static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
-
-/// A temporary name beside `path` that no other writer uses: the process id and a serial number
-/// (`FILE.tmp.PID.N`), created new so that even a stale file of that name is never reused.
-fn temp_beside(path: &Path) -> Result<(PathBuf, File), io::Error> {
-    loop {
-        let mut name = path.as_os_str().to_owned();
-        name.push(format!(
-            ".tmp.{}.{}",
-            std::process::id(),
-            // Relaxed: only uniqueness matters, and the increment is atomic
-            TEMP_SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = PathBuf::from(name);
-        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => return Ok((tmp, f)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// Replaces `path` with what `write` writes, atomically: into a temporary file of a unique name
-/// beside it, fsync, rename, and fsync the folder so the rename itself survives a power cut. A
-/// reader sees the old file or the new one, never a part; the temporary file is removed on error.
-pub(crate) fn replace_with(
-    path: &Path,
-    write: impl FnOnce(&mut File) -> io::Result<()>,
-) -> Result<(), CheckpointError> {
-    let io = |action, source| CheckpointError::Io {
-        action,
-        path: path.into(),
-        source,
-    };
-    let (tmp, mut f) = temp_beside(path).map_err(|e| io("create", e))?;
-    let written = write(&mut f)
-        .map_err(|e| io("write", e))
-        .and_then(|()| f.sync_all().map_err(|e| io("sync", e)));
-    drop(f);
-    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path).map_err(|e| io("write", e))) {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // folders cannot be opened for syncing everywhere; where they cannot, the rename is still atomic
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}
-
-/// An exclusive lock on a run's checkpoint, held while the run lasts: a second process given the
-/// same checkpoint is refused ([`CheckpointError::InUse`]) instead of doing the same work and
-/// racing on the file. The lock is taken on a file beside the checkpoint, `FILE.lock` (the
-/// checkpoint itself is replaced by renames, which would leave a lock on it behind on the old
-/// file); it is an advisory `flock`-style lock, which the system releases when the process ends
-/// however it ends, and the file is removed when the run ends normally.
-#[derive(Debug)]
-pub struct CheckpointLock {
-    path: PathBuf,
-    /// Holds the lock while it is open.
-    _file: File,
-}
-
-impl CheckpointLock {
-    /// Locks the checkpoint at `checkpoint`, which need not exist yet (something that exists
-    /// there must be a regular file).
-    pub fn acquire(checkpoint: &Path) -> Result<CheckpointLock, CheckpointError> {
-        input::check_regular(checkpoint).map_err(|e| from_input(checkpoint, e))?;
-        let mut name = checkpoint.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
-        // errors name the checkpoint the user gave; the action names the lock file's part
-        let io = |action, source| CheckpointError::Io {
-            action,
-            path: checkpoint.into(),
-            source,
-        };
-        loop {
-            let mut file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(|e| io("create the lock file of", e))?;
-            match fs4::FileExt::try_lock(&file) {
-                Ok(()) => {}
-                Err(fs4::TryLockError::WouldBlock) => {
-                    return Err(CheckpointError::InUse {
-                        path: checkpoint.into(),
-                        lock: path,
-                    });
-                }
-                Err(fs4::TryLockError::Error(e)) => return Err(io("lock", e)),
-            }
-            // the last holder removes the file as it finishes: if it did so after we opened it,
-            // the lock is on a file nobody else will open, so take the one at the path instead
-            if same_file(&path, &file) {
-                file.set_len(0)
-                    .map_err(|e| io("write the lock file of", e))?;
-                writeln!(file, "{}", std::process::id())
-                    .map_err(|e| io("write the lock file of", e))?;
-                return Ok(CheckpointLock { path, _file: file });
-            }
-        }
-    }
-
-    /// The lock file.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for CheckpointLock {
-    fn drop(&mut self) {
-        // removed while still locked: a process that opened it meanwhile sees it gone and retries
-        let _ = fs::remove_file(&self.path);
-    }
-}
-
-/// Whether `path` names the open `file` (a removed or replaced file does not).
-fn same_file(path: &Path, file: &File) -> bool {
-    let (Ok(a), Ok(b)) = (fs::metadata(path), file.metadata()) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        a.dev() == b.dev() && a.ino() == b.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        // a file that is open cannot be removed there, so the path still names it
-        let _ = (a, b);
-        true
-    }
-}
-
-/// A checkpoint's error from an input check.
-fn from_input(path: &Path, e: InputError) -> CheckpointError {
-    match e {
-        InputError::NotAFile { path, kind } => CheckpointError::NotAFile { path, kind },
-        InputError::Io { source, .. } => CheckpointError::Io {
-            action: "read",
-            path: path.into(),
-            source,
-        },
-        e => CheckpointError::Io {
-            action: "read",
-            path: path.into(),
-            source: io::Error::other(e.to_string()),
-        },
-    }
-}
-
 /// Shard checkpoints of one run, put together.
 #[derive(Clone, Debug)]
 pub struct Merged {
-    /// The run, with shard 0/1.
-    pub id: RunId,
-    /// Counted units of every file.
-    pub done: BTreeMap<usize, u64>,
-    /// Shards no file covers.
+    pub id: MergedId,
+    /// Counted pieces of every file of the run.
+    pub done: BTreeMap<usize, BigUint>,
+    /// Shards no file of the run covers.
     pub missing: Vec<Shard>,
-    /// Units of the shards present that no file has counted.
+    /// Pieces of the shards present that no file has counted.
     pub unfinished: usize,
+    /// Shards given in more than one file, with the files.
+    pub duplicated: Vec<(Shard, Vec<PathBuf>)>,
+    /// Files of another run, or of the same run cut into another number of shards, and why.
+    pub foreign: Vec<(PathBuf, String)>,
     pub damaged: usize,
 }
 
+/// The run the merged files belong to.
+#[derive(Clone, Debug)]
+pub struct MergedId {
+    /// The run, with shard 0/1.
+    pub run: RunId,
+    /// The number of shards it was cut into.
+    pub shard_count: u32,
+}
+
 impl Merged {
-    /// Whether every unit of the run is counted.
+    /// Whether every piece of the run is counted, from files that are all of it, each shard
+    /// once.
     #[must_use]
     pub fn complete(&self) -> bool {
-        self.missing.is_empty() && self.unfinished == 0 && self.done.len() == self.id.units
+        self.missing.is_empty()
+            && self.unfinished == 0
+            && self.duplicated.is_empty()
+            && self.foreign.is_empty()
+            && self.done.len() == self.id.run.units
     }
 }
 
-/// Puts shard checkpoints together: they must be of the same run and split in the same number
-/// of shards (a shard may come twice, say from a rerun, if the counts agree).
+/// Puts shard checkpoints together. The run is the first file's; a file of another run (or cut
+/// into another number of shards) is set aside as foreign, a shard given by two files is
+/// reported, and so are shards no file covers: [`Merged::complete`] says whether a total may be
+/// claimed. Two files that give one piece different counts cannot be trusted: an error.
 pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
     let first = files
         .first()
@@ -775,65 +567,84 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
             path: PathBuf::new(),
             why: "no checkpoint given".into(),
         })?;
-    let mut done = BTreeMap::new();
-    let mut present = vec![false; first.id.shard.count as usize];
+    let count = first.id.shard.count;
+    let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
+    let mut present: Vec<Vec<PathBuf>> = vec![Vec::new(); count as usize];
+    let mut foreign = Vec::new();
     let mut damaged = 0;
     for f in files {
         if let Some((field, file, run)) = f.id.differs(&first.id, false) {
-            let run = format!("{run} in '{}'", first.path.display());
-            return Err(CheckpointError::Mismatch {
-                path: f.path.clone(),
-                field,
-                file,
-                run,
-            });
+            foreign.push((
+                f.path.clone(),
+                format!(
+                    "its {field} is {file}, '{}' has {run}",
+                    first.path.display()
+                ),
+            ));
+            continue;
         }
-        if f.id.shard.count != first.id.shard.count {
-            return Err(CheckpointError::Mismatch {
-                path: f.path.clone(),
-                field: "shard count",
-                file: f.id.shard.to_string(),
-                run: format!("{} in '{}'", first.id.shard, first.path.display()),
-            });
+        if f.id.shard.count != count {
+            foreign.push((
+                f.path.clone(),
+                format!(
+                    "it is shard {} of a run cut into {} shards, '{}' is shard {}",
+                    f.id.shard,
+                    f.id.shard.count,
+                    first.path.display(),
+                    first.id.shard
+                ),
+            ));
+            continue;
         }
-        present[f.id.shard.index as usize] = true;
+        present[f.id.shard.index as usize].push(f.path.clone());
         damaged += f.damaged;
-        for (&u, &c) in &f.done {
-            if let Some(&a) = done.get(&u) {
+        for (&u, c) in &f.done {
+            if let Some(a) = done.get(&u) {
                 if a != c {
                     return Err(CheckpointError::Conflict {
                         path: f.path.clone(),
                         unit: u,
-                        a,
-                        b: c,
+                        a: a.to_string(),
+                        b: c.to_string(),
                     });
                 }
             }
-            done.insert(u, c);
+            done.insert(u, c.clone());
         }
     }
-    let count = first.id.shard.count;
     let missing: Vec<Shard> = (0..count)
-        .filter(|&k| !present[k as usize])
+        .filter(|&k| present[k as usize].is_empty())
         .map(|index| Shard { index, count })
         .collect();
+    let duplicated = (0..count)
+        .filter(|&k| present[k as usize].len() > 1)
+        .map(|index| (Shard { index, count }, present[index as usize].clone()))
+        .collect();
     let unfinished = (0..first.id.units)
-        .filter(|&u| present[u % count as usize] && !done.contains_key(&u))
+        .filter(|&u| !present[u % count as usize].is_empty() && !done.contains_key(&u))
         .count();
-    let mut id = first.id.clone();
-    id.shard = Shard::ALL;
+    let mut run = first.id.clone();
+    run.shard = Shard::ALL;
     Ok(Merged {
-        id,
+        id: MergedId {
+            run,
+            shard_count: count,
+        },
         done,
         missing,
         unfinished,
+        duplicated,
+        foreign,
         damaged,
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
+    use crate::dfs::{Plan, Unit, fingerprint};
 
     fn run_id(board: &str, shard: Shard) -> (RunId, Plan, Vec<Unit>) {
         let board: Board = board.parse().unwrap();
@@ -851,9 +662,9 @@ mod tests {
                     &Piece::knight(),
                     &spec,
                     "dfs",
-                    Some(&plan),
                     64,
-                    &units,
+                    units.len(),
+                    fingerprint(Some(&plan), &units),
                 )
             },
             plan,
@@ -879,7 +690,7 @@ mod tests {
         let (mut c, l) = Checkpoint::open(&path, &id).unwrap();
         assert!(l.done.is_empty());
         for u in 0..5 {
-            c.record(u, 10 + u as u64).unwrap();
+            c.record(u, &BigUint::from(10 + u as u64)).unwrap();
         }
         c.sync().unwrap();
         drop(c);
@@ -899,10 +710,11 @@ mod tests {
         // reopening keeps the intact lines and appends after them
         let (mut c, l) = Checkpoint::open(&path, &id).unwrap();
         assert_eq!(l.done.len(), 3);
-        c.record(2, 12).unwrap();
+        c.record(2, &12u32.into()).unwrap();
         drop(c);
         let l = read(&path).unwrap();
-        assert_eq!((l.damaged, l.done.len(), l.done[&2]), (0, 4, 12));
+        assert_eq!((l.damaged, l.done.len()), (0, 4));
+        assert_eq!(l.done[&2], 12u32.into());
     }
 
     #[test]
@@ -938,7 +750,7 @@ mod tests {
             units = us.len();
             let (mut c, _) = Checkpoint::open(&path, &id).unwrap();
             for u in id.shard.units(units).into_iter().skip(1) {
-                c.record(u, 1).unwrap();
+                c.record(u, &1u32.into()).unwrap();
             }
             drop(c);
             files.push(read(&path).unwrap());
@@ -947,61 +759,25 @@ mod tests {
         assert_eq!(m.missing, vec![Shard { index: 1, count: 3 }]);
         assert_eq!(m.unfinished, 2);
         assert!(!m.complete());
+        // a file of another run and a shard given twice are set aside and reported
         let (other, _, _) = run_id("5x6", Shard { index: 1, count: 3 });
         let path = dir.path().join("o.ckpt");
         drop(Checkpoint::open(&path, &other).unwrap());
         files.push(read(&path).unwrap());
-        assert!(matches!(
-            merge(&files),
-            Err(CheckpointError::Mismatch { field: "board", .. })
-        ));
-        assert!(units > 3);
-    }
-
-    #[test]
-    fn a_checkpoint_is_locked_by_one_run_at_a_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.ckpt");
-        let lock = CheckpointLock::acquire(&path).unwrap();
-        assert!(lock.path().exists());
-        let e = CheckpointLock::acquire(&path).unwrap_err();
-        assert!(matches!(e, CheckpointError::InUse { .. }), "{e}");
-        assert!(e.to_string().contains("in use by another process"), "{e}");
-        let lock_file = lock.path().to_path_buf();
-        drop(lock);
-        assert!(!lock_file.exists(), "the lock file is removed at the end");
-        // a lock file left behind (by a process killed with -9) holds no lock
-        fs::write(&lock_file, "12345\n").unwrap();
-        let again = CheckpointLock::acquire(&path).unwrap();
+        let copy = dir.path().join("copy.ckpt");
+        fs::copy(&files[0].path, &copy).unwrap();
+        files.push(read(&copy).unwrap());
+        let m = merge(&files).unwrap();
         assert_eq!(
-            fs::read_to_string(again.path()).unwrap(),
-            format!("{}\n", std::process::id())
+            m.missing,
+            vec![Shard { index: 1, count: 3 }],
+            "5x6 is not shard 1 of 5x5"
         );
-    }
-
-    #[test]
-    fn special_files_are_refused_and_temporary_names_are_unique() {
-        #[cfg(unix)]
-        {
-            let zero = Path::new("/dev/zero");
-            assert!(matches!(read(zero), Err(CheckpointError::NotAFile { .. })));
-            assert!(matches!(
-                CheckpointLock::acquire(zero),
-                Err(CheckpointError::NotAFile { .. })
-            ));
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.ckpt");
-        let (a, _) = temp_beside(&path).unwrap();
-        let (b, _) = temp_beside(&path).unwrap();
-        assert_ne!(a, b);
-        assert!(
-            a.to_string_lossy()
-                .contains(&format!(".tmp.{}.", std::process::id()))
-        );
-        replace(&path, b"x").unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"x");
-        // only the checkpoint and the two names taken above: replace leaves no temporary behind
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+        assert_eq!(m.foreign.len(), 1);
+        assert!(m.foreign[0].1.contains("board"), "{:?}", m.foreign);
+        assert_eq!(m.duplicated.len(), 1);
+        assert_eq!(m.duplicated[0].0, Shard { index: 0, count: 3 });
+        assert!(!m.complete());
+        assert!(units > 3);
     }
 }

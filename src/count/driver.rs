@@ -1,11 +1,12 @@
 //! The driver of a count, for every engine: checks the request, picks the engine, settles what a
-//! theorem settles, and runs the count under a stop flag with checkpoints, shards and progress
-//! events. `knights count` and `knights merge` only parse, call this and print.
+//! theorem settles, and runs the engine under a stop flag. `knights count` and `knights merge`
+//! only parse, call this and print.
 //!
-//! A DFS count is a list of numbered work units (see [`Plan::units`]); its checkpoint is the
-//! append-only log of [`super::checkpoint`]. A frontier count is a sequence of layers; its
-//! checkpoint is the last saved layer's state table (see [`crate::frontier::snapshot`]). Both stop
-//! within moments of the flag being set and resume from their checkpoint with the same total.
+//! Every engine cuts its count into numbered pieces (see [`crate::engine`]); the driver owns what
+//! is the same for all of them: which pieces this process counts (`--shard K/N`: the pieces whose
+//! number is K modulo N), the checkpoint log of finished pieces (see [`super::checkpoint`]; a
+//! finished piece is never counted again), the lock on the checkpoint, progress, and the total
+//! put together from the pieces, here or from many machines' checkpoints ([`merge`]).
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
@@ -14,16 +15,22 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use thiserror::Error;
+use num_bigint::BigUint;
 
-use super::checkpoint::{self, Checkpoint, CheckpointError, CheckpointLock, RunId, Shard};
-use super::plan::{CountSpec, Plan, Tally, Unit};
-use super::report::{Report, group_u64};
-use super::{Count, Engine, NAIVE_MAX_SQUARES, UNIT_TARGET};
+use super::checkpoint::{self, Checkpoint, RunId, Shard};
+use super::report::Report;
+use super::{Count, Engine, obstruction};
 use crate::board::Board;
+use crate::dfs::{Dfs, Plan};
+use crate::engine::{CountEngine, CountSpec, Host, Limits, Recorded, Request, Split};
 use crate::error::Error;
-use crate::frontier;
+use crate::frontier::{self, Frontier};
+use crate::human::{group_u64, plural};
+use crate::naive::{NAIVE_MAX_SQUARES, Naive};
 use crate::piece::Piece;
+use crate::store::{CheckpointError, CheckpointLock};
+
+pub use crate::engine::{LayerProgress, Observer, Quiet, RunError, default_max_memory};
 
 /// What to count and how.
 #[derive(Clone, Debug)]
@@ -34,14 +41,16 @@ pub struct Job {
     pub engine: Engine,
     /// Worker threads; `None` for every core (rayon's global pool).
     pub threads: Option<NonZeroUsize>,
-    /// Where finished work is recorded and resumed from.
+    /// Where finished pieces are recorded and resumed from.
     pub checkpoint: Option<PathBuf>,
-    /// Only this shard of the work units (DFS only).
+    /// Only this shard of the pieces.
     pub shard: Option<Shard>,
-    /// Start even when the DFS is estimated to take more than [`super::REACH_SECONDS`].
+    /// Start even when the engine's estimate says the count is out of reach.
     pub force: bool,
     /// The most memory the frontier engine's tables may take, in bytes.
     pub max_memory: u64,
+    /// How many pieces the frontier engine cuts the count into (`None`: as the memory needs).
+    pub pieces: Option<usize>,
 }
 
 impl Job {
@@ -58,6 +67,7 @@ impl Job {
             shard: None,
             force: false,
             max_memory: default_max_memory(),
+            pieces: None,
         }
     }
 
@@ -67,65 +77,27 @@ impl Job {
         self.threads
             .map_or_else(rayon::current_num_threads, NonZeroUsize::get)
     }
-}
 
-/// Three quarters of the machine's memory (8 GiB where it cannot be read): a safe share.
-#[must_use]
-pub fn default_max_memory() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(8 << 30, |kb| kb * 1024);
-    total / 4 * 3
-}
+    /// The request as an engine sees it.
+    #[must_use]
+    pub fn request(&self) -> Request<'_> {
+        Request {
+            board: self.board,
+            piece: &self.piece,
+            spec: &self.spec,
+        }
+    }
 
-/// Progress of a frontier count: one layer done.
-#[derive(Clone, Debug)]
-pub struct LayerProgress {
-    /// Layers done, counting those resumed from a checkpoint.
-    pub done: usize,
-    pub total: usize,
-    /// States in the layer just made.
-    pub states: u64,
-    /// Bytes the state tables hold now.
-    pub bytes: u64,
-    /// What the engine is doing (`forward`, `crossing`, `join`).
-    pub phase: &'static str,
-}
-
-/// What a running count tells its caller; every method may be called from worker threads.
-pub trait Observer: Sync {
-    /// Something the user should see whatever the display (a damaged checkpoint line dropped).
-    fn warn(&self, _message: &str) {}
-    /// Something worth saying when a person watches (how long the count may take).
-    fn info(&self, _message: &str) {}
-    /// A unit count starts: `total` units of this process, `done` of them already counted,
-    /// `tours` found in those.
-    fn units(&self, _total: u64, _done: u64, _tours: u64) {}
-    /// One unit counted, holding `tours` tours (weighted as the report shows them).
-    fn unit_done(&self, _tours: u64) {}
-    /// A frontier count starts (`total` layers, `done` resumed) or finished a layer.
-    fn layer(&self, _progress: &LayerProgress) {}
-}
-
-/// An observer that ignores everything.
-pub struct Quiet;
-
-impl Observer for Quiet {}
-
-/// Errors of a count: bad requests and checkpoint trouble.
-#[derive(Debug, Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Input(#[from] Error),
-    #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
-    #[error("cannot start {threads} threads: {why}")]
-    Threads { threads: usize, why: String },
+    fn limits(&self) -> Limits {
+        Limits {
+            threads: self.thread_count(),
+            max_memory: self.max_memory,
+            force: self.force,
+            pieces: self.pieces,
+            shards: self.shard.map_or(1, |s| s.count),
+            checkpoint: self.checkpoint.clone(),
+        }
+    }
 }
 
 /// What a count found, and how much of its work is done.
@@ -136,11 +108,11 @@ pub struct Outcome {
     /// The engine that ran (never [`Engine::Auto`]).
     pub engine: Engine,
     pub threads: usize,
-    /// Work units of the whole run (layers for the frontier engine; 0 when a theorem settles it).
+    /// Pieces of the whole run (0 when a theorem settles it).
     pub units: usize,
-    /// Units of this process's share that are counted.
+    /// Pieces of this process's share that are counted.
     pub units_done: usize,
-    /// Units of this process's share.
+    /// Pieces of this process's share.
     pub units_mine: usize,
     pub shard: Shard,
     /// Whether this process counted all of its share (false: stopped by the flag).
@@ -155,6 +127,12 @@ impl Outcome {
         self.finished && self.shard.count == 1
     }
 
+    /// What the engine's pieces are called in messages.
+    #[must_use]
+    pub fn piece_name(&self) -> &'static str {
+        piece_name(self.engine)
+    }
+
     /// The report of this outcome, saying which part of the run it is.
     #[must_use]
     pub fn report<'a>(&'a self, job: &'a Job) -> Report<'a> {
@@ -165,25 +143,21 @@ impl Outcome {
             self.engine.name(),
             self.threads,
         );
-        let what = if self.engine == Engine::Frontier {
-            "layers"
-        } else {
-            "units"
-        };
+        let what = self.piece_name();
         if !self.finished {
             r.scope = format!(
-                ", interrupted after {} of {} {what}",
+                ", interrupted after {} of {} {what}s",
                 group_u64(self.units_done as u64),
                 group_u64(self.units_mine as u64)
             );
         }
         if self.shard.count > 1 {
             r.scope += &format!(
-                ", shard {} ({} of {} unit{})",
+                ", shard {} ({} of {} {what}{})",
                 self.shard,
                 group_u64(self.units_mine as u64),
                 group_u64(self.units as u64),
-                crate::render::plural(self.units as u64)
+                plural(self.units as u64)
             );
             r.notes.push(format!(
                 "shard {} only, not the total: put the shards' checkpoints together with `knights merge FILE...`",
@@ -199,6 +173,7 @@ impl Outcome {
         let mut v = self.report(job).json(&self.count);
         v["units"] = serde_json::json!(self.units);
         v["units_done"] = serde_json::json!(self.units_done);
+        v["pieces"] = serde_json::json!(self.units);
         v["shard"] = serde_json::json!((self.shard.count > 1).then(|| self.shard.to_string()));
         v["complete"] = serde_json::json!(self.complete());
         v["checkpoint"] = serde_json::json!(
@@ -207,6 +182,15 @@ impl Outcome {
                 .map(|p: &PathBuf| p.display().to_string())
         );
         v
+    }
+}
+
+/// What an engine's pieces are called: the DFS's are work units.
+#[must_use]
+pub fn piece_name(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Frontier => "piece",
+        _ => "unit",
     }
 }
 
@@ -238,6 +222,24 @@ pub fn choose(board: Board, piece: &Piece, spec: &CountSpec) -> Engine {
     }
 }
 
+/// [`choose`] for a job: a sharded count goes to an engine that cuts it into many pieces. The
+/// frontier engine cuts a count into pieces at the middle of the board; one it walks in a single
+/// sweep (`--from`/`--to`, boards too short to meet in the middle) is one piece, so such a count
+/// goes to the DFS when the board is one it takes.
+#[must_use]
+pub fn choose_for(job: &Job) -> Engine {
+    let pick = choose(job.board, &job.piece, &job.spec);
+    let sharded = job.shard.is_some_and(|s| s.count > 1);
+    if sharded
+        && pick == Engine::Frontier
+        && job.board.is_small()
+        && !frontier::splits(job.board, &job.piece, &job.spec)
+    {
+        return Engine::Dfs;
+    }
+    pick
+}
+
 /// The DFS tree size below which `Auto` takes the DFS (between 6x6 open, 1.8e7 nodes, which the
 /// DFS counts ten times faster than the frontier engine, and 4x10 open, 3.9e7, which it counts
 /// twenty times slower).
@@ -251,16 +253,17 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
             "--per-square counts open tours from every square; it cannot be combined with --closed, --from or --to".into(),
         ));
     }
+    if job.pieces.is_some() && engine != Engine::Frontier {
+        return Err(Error::Invalid(format!(
+            "--pieces sets how the frontier engine cuts a count; the {} engine cuts its own (drop --pieces, or use --engine frontier)",
+            engine.name()
+        )));
+    }
     match engine {
         Engine::Frontier => {
             if spec.per_square {
                 return Err(Error::Invalid(
                     "--per-square needs the dfs engine (the frontier engine counts all start squares at once); use --engine dfs on boards of up to 64 squares".into(),
-                ));
-            }
-            if job.shard.is_some() {
-                return Err(Error::Invalid(
-                    "--shard splits the dfs engine's work units; the frontier engine runs on one machine (use --engine dfs to shard a count of up to 64 squares)".into(),
                 ));
             }
             frontier::supports(board, &job.piece, spec)
@@ -284,11 +287,6 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
             Ok(())
         }
         Engine::Naive => {
-            if job.checkpoint.is_some() || job.shard.is_some() {
-                return Err(Error::Invalid(
-                    "--checkpoint and --shard split the count into work units, which the naive engine does not do; drop --engine naive".into(),
-                ));
-            }
             if board.squares() > NAIVE_MAX_SQUARES {
                 return Err(Error::TooLarge {
                     board: board.to_string(),
@@ -300,6 +298,15 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
             }
             Ok(())
         }
+    }
+}
+
+/// The engine that runs `engine` (never `Auto`).
+fn engine_for(engine: Engine) -> &'static dyn CountEngine {
+    match engine {
+        Engine::Frontier => &Frontier,
+        Engine::Naive => &Naive,
+        Engine::Dfs | Engine::Auto => &Dfs,
     }
 }
 
@@ -346,7 +353,7 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
     let engine = match job.engine {
         Engine::Auto => {
             check(job, Engine::Dfs).or_else(|e| check(job, Engine::Frontier).map_err(|_| e))?;
-            choose(job.board, &job.piece, &job.spec)
+            choose_for(job)
         }
         e => e,
     };
@@ -359,44 +366,110 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         .transpose()?;
     let threads = job.thread_count();
     let t0 = Instant::now();
-    if let Some(reason) = super::obstruction(job.board, &job.piece, &job.spec) {
+    if let Some(reason) = obstruction(job.board, &job.piece, &job.spec) {
         return settled(job, reason, threads, t0);
     }
-    match engine {
-        Engine::Naive => {
-            let count = with_threads(job.threads, || {
-                super::count_naive(job.board, &job.piece, &job.spec, t0, stop)
-            })?;
-            // stopped: the naive engine keeps no partial total worth reporting
-            let finished = count.is_some();
-            let count = count.unwrap_or_else(|| Count {
-                directed: 0u32.into(),
-                undirected: 0u32.into(),
-                how: "backtracking, stopped before it finished".into(),
+    let counter = engine_for(engine);
+    if let Some(path) = &job.checkpoint {
+        check_log(job, path, counter.name())?;
+    }
+    let runner = Runner {
+        job,
+        engine: counter.name(),
+        stop,
+        obs,
+        shard: job.shard.unwrap_or(Shard::ALL),
+        state: Mutex::new(State::default()),
+    };
+    let ran = with_threads(job.threads, || {
+        counter.run(job.request(), &job.limits(), &runner)
+    })??;
+    let mut state = runner.state.into_inner().expect("the workers are done");
+    if let Some(log) = &mut state.log {
+        log.sync()?;
+    }
+    let Some(split) = state.split else {
+        // stopped before the engine had cut the count: nothing counted yet
+        if !stop.load(Ordering::Relaxed) {
+            return Err(Error::Invalid("the engine stopped before it cut the count".into()).into());
+        }
+        return Ok(Outcome {
+            count: Count {
+                directed: BigUint::ZERO,
+                undirected: BigUint::ZERO,
+                how: "interrupted before the count was cut into pieces".into(),
                 reason: None,
                 per_square: None,
                 seconds: t0.elapsed().as_secs_f64(),
-                peak: None,
-            });
-            Ok(Outcome {
-                count,
-                engine,
-                threads,
-                units: 1,
-                units_done: usize::from(finished),
-                units_mine: 1,
-                shard: Shard::ALL,
-                finished,
-                checkpoint: None,
-            })
+                peak: ran.peak,
+            },
+            engine,
+            threads,
+            units: 0,
+            units_done: 0,
+            units_mine: 0,
+            shard: runner.shard,
+            finished: false,
+            checkpoint: job.checkpoint.clone(),
+        });
+    };
+    let units_done = state
+        .mine
+        .iter()
+        .filter(|u| state.done.contains_key(u))
+        .count();
+    let finished = units_done == state.mine.len();
+    let shard = runner.shard;
+    let cut = Recorded {
+        pieces: split.pieces,
+        param: split.param,
+        fingerprint: split.fingerprint,
+    };
+    let complete = finished && shard.count == 1;
+    let mut count = counter.total(job.request(), &cut, &state.done, complete)?;
+    if let Some(how) = ran.how.filter(|_| finished) {
+        count.how = how;
+    }
+    count.peak = ran.peak.or(count.peak);
+    count.seconds = t0.elapsed().as_secs_f64();
+    Ok(Outcome {
+        count,
+        engine,
+        threads,
+        units: split.pieces,
+        units_done,
+        units_mine: state.mine.len(),
+        shard,
+        finished,
+        checkpoint: job.checkpoint.clone(),
+    })
+}
+
+/// Refuses, before any work, a checkpoint log of another run (the cut is checked when the
+/// engine tells it). A log that cannot be read is refused too; none at all is fine.
+fn check_log(job: &Job, path: &std::path::Path, engine: &str) -> Result<(), RunError> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let loaded = checkpoint::read(path)?;
+    let ours = RunId {
+        shard: job.shard.unwrap_or(Shard::ALL),
+        ..RunId::new(job.board, &job.piece, &job.spec, engine, 0, 0, 0)
+    };
+    match loaded.id.differs_in_request(&ours) {
+        Some((field, file, run)) => Err(CheckpointError::Mismatch {
+            path: path.into(),
+            field,
+            file,
+            run,
         }
-        Engine::Frontier => with_threads(job.threads, || frontier::run(job, stop, obs))?,
-        Engine::Dfs | Engine::Auto => run_units(job, stop, obs, threads),
+        .into()),
+        None => Ok(()),
     }
 }
 
 /// A count a theorem settles at zero: no work, but the same run contract (a checkpoint file of
-/// zero units, shard fields) so that shards of it merge like any other.
+/// zero pieces, shard fields) so that shards of it merge like any other.
 fn settled(
     job: &Job,
     reason: crate::theory::Obstruction,
@@ -412,9 +485,9 @@ fn settled(
                 &job.piece,
                 &job.spec,
                 Engine::Dfs.name(),
-                None,
-                UNIT_TARGET,
-                &[],
+                crate::dfs::UNIT_TARGET,
+                0,
+                crate::dfs::fingerprint(None, &[]),
             )
         };
         let (mut c, _) = Checkpoint::open(path, &id)?;
@@ -433,159 +506,174 @@ fn settled(
     })
 }
 
-/// What the DFS workers share while counting units.
-struct Shared {
-    done: BTreeMap<usize, u64>,
-    checkpoint: Option<Checkpoint>,
-    error: Option<CheckpointError>,
+/// What the driver knows of a run in progress.
+#[derive(Default)]
+struct State {
+    /// The engine's cut, once it has told it.
+    split: Option<Split>,
+    /// The pieces of this process's shard.
+    mine: Vec<usize>,
+    /// The pieces of this shard counted, by this process or an earlier one.
+    done: BTreeMap<usize, BigUint>,
+    log: Option<Checkpoint>,
 }
 
-/// A DFS count split into work units, recorded in a checkpoint if asked, stopped by the flag.
-fn run_units(
-    job: &Job,
-    stop: &AtomicBool,
-    obs: &dyn Observer,
-    threads: usize,
-) -> Result<Outcome, RunError> {
-    let (board, piece, spec) = (job.board, &job.piece, &job.spec);
-    let t0 = Instant::now();
-    let plan = Plan::new(board, piece, spec);
-    if !job.force {
-        // shards run side by side, so the whole run's estimate is shared among them
-        let shards = job.shard.map_or(1, |s| s.count as usize);
-        let secs = super::check_reach_plan(&plan, board, threads * shards)?;
-        if secs > 60.0 {
-            obs.info(&format!(
-                "this count may take about {} (a rough estimate)",
-                super::human_duration(secs)
-            ));
-        }
+/// The driver's side of a run (see [`Host`]): the shard, the checkpoint log and progress.
+struct Runner<'a> {
+    job: &'a Job,
+    engine: &'static str,
+    stop: &'a AtomicBool,
+    obs: &'a dyn Observer,
+    shard: Shard,
+    state: Mutex<State>,
+}
+
+impl Runner<'_> {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .expect("no worker panics holding the lock")
     }
-    let units = plan.units(UNIT_TARGET);
-    let shard = job.shard.unwrap_or(Shard::ALL);
-    let id = RunId {
-        shard,
-        ..RunId::new(
-            board,
-            piece,
-            spec,
-            Engine::Dfs.name(),
-            Some(&plan),
-            UNIT_TARGET,
-            &units,
-        )
-    };
-    let (checkpoint, done) = match &job.checkpoint {
-        Some(path) => {
-            let (c, loaded) = Checkpoint::open(path, &id)?;
-            if loaded.damaged > 0 {
-                obs.warn(&format!(
-                    "checkpoint '{}': {} damaged line{} dropped; {} counted again",
-                    path.display(),
-                    loaded.damaged,
-                    if loaded.damaged == 1 { "" } else { "s" },
-                    if loaded.damaged == 1 {
-                        "its unit is"
-                    } else {
-                        "their units are"
-                    }
-                ));
-            }
-            (Some(c), loaded.done)
-        }
-        None => (None, BTreeMap::new()),
-    };
-    let mine = shard.units(units.len());
-    let pending: Vec<usize> = mine
-        .iter()
-        .copied()
-        .filter(|u| !done.contains_key(u))
-        .collect();
-    let weight = |u: usize| plan.roots[units[u].root as usize].multiplier;
-    let shown = |sum: u64| {
-        let (d, u) = super::tally(plan.tally, sum, board.squares());
-        if plan.tally == Tally::Cycles { u } else { d }
-    };
-    let sum0: u64 = done.iter().map(|(&u, &c)| weight(u) * c).sum();
-    obs.units(mine.len() as u64, done.len() as u64, shown(sum0));
-    let shared = Mutex::new(Shared {
-        done,
-        checkpoint,
-        error: None,
-    });
-    with_threads(job.threads, || {
-        super::count_each(&plan, &units, &pending, stop, |u, c| {
-            // the lock also orders the checkpoint's lines; a write is short next to a unit
-            let mut s = shared
-                .lock()
-                .expect("no worker panics while holding the lock");
-            s.done.insert(u, c);
-            if let Some(ck) = &mut s.checkpoint {
-                if let Err(e) = ck.record(u, c) {
-                    s.error.get_or_insert(e);
-                    // Relaxed: the flag only asks the workers to stop; see `count_each`
-                    stop.store(true, Ordering::Relaxed);
+}
+
+impl Host for Runner<'_> {
+    fn start(&self, split: &Split) -> Result<Vec<usize>, RunError> {
+        let job = self.job;
+        let id = RunId {
+            shard: self.shard,
+            ..RunId::new(
+                job.board,
+                &job.piece,
+                &job.spec,
+                self.engine,
+                split.param,
+                split.pieces,
+                split.fingerprint,
+            )
+        };
+        let (log, done) = match &job.checkpoint {
+            Some(path) => {
+                if let Some(old) = checkpoint::read(path)
+                    .ok()
+                    .filter(|l| l.id.units != id.units || l.id.fingerprint != id.fingerprint)
+                {
+                    return Err(Error::Invalid(format!(
+                        "checkpoint '{}' is of this count cut into {} {}{} (fingerprint {:016x}), this run cuts it into {} (fingerprint {:016x}): resume it with the options it was started with (--pieces {} for the frontier engine), or give another file",
+                        path.display(),
+                        group_u64(old.id.units as u64),
+                        piece_name(Engine::from_name(self.engine).unwrap_or(Engine::Dfs)),
+                        plural(old.id.units as u64),
+                        old.id.fingerprint,
+                        group_u64(id.units as u64),
+                        id.fingerprint,
+                        old.id.units
+                    ))
+                    .into());
                 }
+                let (c, loaded) = Checkpoint::open(path, &id)?;
+                if loaded.damaged > 0 {
+                    self.obs.warn(&format!(
+                        "checkpoint '{}': {} damaged line{} dropped; {} counted again",
+                        path.display(),
+                        loaded.damaged,
+                        plural(loaded.damaged as u64),
+                        if loaded.damaged == 1 {
+                            "its piece is"
+                        } else {
+                            "their pieces are"
+                        }
+                    ));
+                }
+                (Some(c), loaded.done)
             }
-            drop(s);
-            obs.unit_done(shown(weight(u) * c));
+            None => (None, BTreeMap::new()),
+        };
+        let mine = self.shard.units(split.pieces);
+        let todo: Vec<usize> = mine
+            .iter()
+            .copied()
+            .filter(|u| !done.contains_key(u))
+            .collect();
+        let tours = done
+            .iter()
+            .map(|(&i, c)| split.shown(i, u64::try_from(c).unwrap_or(u64::MAX)))
+            .fold(0u64, u64::saturating_add);
+        self.obs
+            .units(mine.len() as u64, (mine.len() - todo.len()) as u64, tours);
+        let mut s = self.state();
+        *s = State {
+            split: Some(split.clone()),
+            mine,
+            done,
+            log,
+        };
+        Ok(todo)
+    }
+
+    fn done(&self, i: usize, count: BigUint) -> Result<(), RunError> {
+        let mut s = self.state();
+        // the lock also orders the log's lines; a write is short next to a piece
+        if let Some(log) = &mut s.log {
+            if let Err(e) = log.record(i, &count) {
+                // Relaxed: the flag only asks the workers to stop
+                self.stop.store(true, Ordering::Relaxed);
+                return Err(e.into());
+            }
+        }
+        let shown = s.split.as_ref().map_or(0, |sp| {
+            sp.shown(i, u64::try_from(&count).unwrap_or(u64::MAX))
+        });
+        s.done.insert(i, count);
+        drop(s);
+        self.obs.unit_done(shown);
+        Ok(())
+    }
+
+    fn recorded(&self) -> Option<Recorded> {
+        let path = self.job.checkpoint.as_deref()?;
+        let loaded = checkpoint::read(path).ok()?;
+        (loaded.id.engine == self.engine).then_some(Recorded {
+            pieces: loaded.id.units,
+            param: loaded.id.split,
+            fingerprint: loaded.id.fingerprint,
         })
-    })?;
-    let mut shared = shared.into_inner().expect("the workers are done");
-    if let Some(e) = shared.error {
-        return Err(e.into());
     }
-    if let Some(ck) = &mut shared.checkpoint {
-        ck.sync()?;
+
+    fn stop(&self) -> &AtomicBool {
+        self.stop
     }
-    let done = shared.done;
-    let units_done = mine.iter().filter(|u| done.contains_key(u)).count();
-    let finished = units_done == mine.len();
-    let counts: Vec<u64> = (0..units.len())
-        .map(|u| done.get(&u).copied().unwrap_or(0))
-        .collect();
-    let count = Count::from_units(
-        board,
-        &plan,
-        &units,
-        &counts,
-        finished && shard.count == 1 && spec.per_square,
-        t0.elapsed().as_secs_f64(),
-    );
-    Ok(Outcome {
-        count,
-        engine: Engine::Dfs,
-        threads,
-        units: units.len(),
-        units_done,
-        units_mine: mine.len(),
-        shard,
-        finished,
-        checkpoint: job.checkpoint.clone(),
-    })
+
+    fn observer(&self) -> &dyn Observer {
+        self.obs
+    }
 }
 
 /// Shard checkpoints put together.
 #[derive(Clone, Debug)]
 pub enum Merged {
-    /// Every unit is counted: the total.
+    /// Every piece is counted: the total.
     Total {
         job: Job,
         outcome: Outcome,
         /// The number of shards the run was split into.
         shards: u32,
     },
-    /// Shards are missing or units unfinished: no total.
+    /// Shards are missing, given twice or of another run, or pieces are unfinished: no total.
     Partial {
         job: Job,
+        engine: Engine,
         units: usize,
         units_done: usize,
         missing: Vec<Shard>,
         unfinished: usize,
+        /// Shards given in more than one file, with the files.
+        duplicated: Vec<(Shard, Vec<PathBuf>)>,
+        /// Files of another run (or cut into another number of shards), and why.
+        foreign: Vec<(PathBuf, String)>,
     },
 }
 
-/// Puts the checkpoints of a sharded DFS count together (see [`checkpoint::merge`]).
+/// Puts the checkpoints of a sharded count together (see [`checkpoint::merge`]).
 pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> {
     let t0 = Instant::now();
     let files = paths
@@ -594,63 +682,55 @@ pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> 
         .collect::<Result<Vec<_>, _>>()?;
     for f in files.iter().filter(|f| f.damaged > 0) {
         obs.warn(&format!(
-            "checkpoint '{}': {} damaged line(s) dropped; their units count as unfinished",
+            "checkpoint '{}': {} damaged line(s) dropped; their pieces count as unfinished",
             f.path.display(),
             f.damaged
         ));
     }
     let m = checkpoint::merge(&files)?;
-    let shards = files.first().map_or(1, |f| f.id.shard.count);
-    let id = &m.id;
+    let shards = m.id.shard_count;
+    let id = &m.id.run;
     let (piece, spec) = id.request()?;
     let board = id.board;
-    let job = Job::new(board, piece, spec, Engine::Dfs);
-    check(&job, Engine::Dfs)?;
-    let (piece, spec) = (&job.piece, &job.spec);
-    let reason = super::obstruction(board, piece, spec);
-    let plan = reason.is_none().then(|| Plan::new(board, piece, spec));
-    let units: Vec<Unit> = plan.as_ref().map_or_else(Vec::new, |p| p.units(id.split));
-    let ours = RunId::new(
-        board,
-        piece,
-        spec,
-        &id.engine,
-        plan.as_ref(),
-        id.split,
-        &units,
-    );
-    if ours.fingerprint != id.fingerprint || ours.units != id.units {
-        return Err(Error::Invalid(format!(
-            "the checkpoints were written by knights {} whose work units differ from this program's ({}); merge them with that version",
-            id.version, ours.version
+    let engine = Engine::from_name(&id.engine).ok_or_else(|| {
+        Error::Invalid(format!(
+            "the checkpoints name an engine this program does not have: '{}'",
+            crate::error::clip(&id.engine)
         ))
-        .into());
-    }
+    })?;
+    let job = Job::new(board, piece, spec, engine);
+    check(&job, engine)?;
     if !m.complete() {
         return Ok(Merged::Partial {
             units: id.units,
             units_done: m.done.len(),
             missing: m.missing,
             unfinished: m.unfinished,
+            duplicated: m.duplicated,
+            foreign: m.foreign,
+            engine,
             job,
         });
     }
-    let seconds = t0.elapsed().as_secs_f64();
-    let count = match (reason, &plan) {
-        (Some(reason), _) => Count::settled(board, spec, reason, seconds),
-        (None, Some(plan)) => {
-            let counts: Vec<u64> = (0..units.len()).map(|u| m.done[&u]).collect();
-            Count::from_units(board, plan, &units, &counts, spec.per_square, seconds)
+    let mut count = match obstruction(board, &job.piece, &job.spec) {
+        Some(reason) => Count::settled(board, &job.spec, reason, 0.0),
+        None => {
+            let cut = Recorded {
+                pieces: id.units,
+                param: id.split,
+                fingerprint: id.fingerprint,
+            };
+            engine_for(engine).total(job.request(), &cut, &m.done, true)?
         }
-        (None, None) => unreachable!("a plan exists when no theorem settles the count"),
     };
+    count.seconds = t0.elapsed().as_secs_f64();
     let outcome = Outcome {
         count,
-        engine: Engine::Dfs,
+        engine,
         threads: 0,
-        units: units.len(),
-        units_done: units.len(),
-        units_mine: units.len(),
+        units: id.units,
+        units_done: id.units,
+        units_mine: id.units,
         shard: Shard::ALL,
         finished: true,
         checkpoint: None,
@@ -666,10 +746,7 @@ impl Merged {
     /// The text `knights merge` prints.
     #[must_use]
     pub fn text(&self, files: usize) -> String {
-        let from = format!(
-            ", merged from {files} checkpoint{}",
-            if files == 1 { "" } else { "s" }
-        );
+        let from = format!(", merged from {files} checkpoint{}", plural(files as u64));
         match self {
             Merged::Total { job, outcome, .. } => {
                 let mut r = outcome.report(job);
@@ -678,11 +755,14 @@ impl Merged {
             }
             Merged::Partial {
                 job,
+                engine,
                 missing,
                 unfinished,
+                duplicated,
+                foreign,
                 ..
             } => {
-                let mut r = Report::new(job.board, &job.piece, &job.spec, "dfs", 0);
+                let mut r = Report::new(job.board, &job.piece, &job.spec, engine.name(), 0);
                 r.scope = from;
                 let mut s = format!("{}: no total, the run is not finished\n", r.describe());
                 if !missing.is_empty() {
@@ -692,9 +772,25 @@ impl Merged {
                         names.join(", ")
                     );
                 }
+                for (shard, paths) in duplicated {
+                    let names: Vec<String> =
+                        paths.iter().map(|p| format!("'{}'", p.display())).collect();
+                    s += &format!(
+                        "shard {shard} is given {} times: {} (give each shard's checkpoint once)\n",
+                        paths.len(),
+                        names.join(", ")
+                    );
+                }
+                for (path, why) in foreign {
+                    s += &format!(
+                        "'{}' is not of this run: {why} (leave it out)\n",
+                        path.display()
+                    );
+                }
                 if *unfinished > 0 {
                     s += &format!(
-                        "unfinished units: {} in the shards given (run those shards again with the same command to finish them)\n",
+                        "unfinished {}s: {} in the shards given (run those shards again with the same command to finish them)\n",
+                        piece_name(*engine),
                         group_u64(*unfinished as u64)
                     );
                 }
@@ -718,12 +814,30 @@ impl Merged {
             }
             Merged::Partial {
                 job,
+                engine,
                 units,
                 units_done,
                 missing,
                 unfinished,
+                duplicated,
+                foreign,
             } => {
                 let missing: Vec<String> = missing.iter().map(ToString::to_string).collect();
+                let duplicated: Vec<serde_json::Value> = duplicated
+                    .iter()
+                    .map(|(s, paths)| {
+                        serde_json::json!({
+                            "shard": s.to_string(),
+                            "files": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                let foreign: Vec<serde_json::Value> = foreign
+                    .iter()
+                    .map(
+                        |(p, why)| serde_json::json!({"file": p.display().to_string(), "why": why}),
+                    )
+                    .collect();
                 serde_json::json!({
                     "board": job.board.to_string(),
                     "rows": job.board.rows,
@@ -732,14 +846,17 @@ impl Merged {
                     "closed": job.spec.closed,
                     "from": job.spec.from.map(|s| job.board.name(s)),
                     "to": job.spec.to.map(|s| job.board.name(s)),
-                    "engine": "dfs",
+                    "engine": engine.name(),
                     "complete": false,
                     "units": units,
                     "units_done": units_done,
+                    "pieces": units,
                     "shard": null,
                     "checkpoint": null,
                     "missing_shards": missing,
                     "unfinished_units": unfinished,
+                    "duplicated_shards": duplicated,
+                    "foreign_files": foreign,
                 })
             }
         }

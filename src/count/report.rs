@@ -6,8 +6,9 @@
 
 use num_bigint::BigUint;
 
-use super::Count;
-use super::plan::CountSpec;
+pub use crate::human::{group, group_u64, human_bytes};
+
+use super::{Count, CountSpec};
 use crate::board::{Board, file_name};
 use crate::piece::Piece;
 
@@ -163,46 +164,6 @@ pub fn json_int(n: &BigUint) -> serde_json::Value {
     serde_json::Value::Number(digits.parse().expect("decimal digits are a JSON number"))
 }
 
-/// Thousands separated by commas.
-#[must_use]
-pub fn group(n: &BigUint) -> String {
-    group_digits(&n.to_string())
-}
-
-/// Thousands separated by commas.
-#[must_use]
-pub fn group_u64(n: u64) -> String {
-    group_digits(&n.to_string())
-}
-
-fn group_digits(d: &str) -> String {
-    let mut out = String::with_capacity(d.len() + d.len() / 3);
-    for (i, ch) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// A size in bytes in the largest fitting binary unit, e.g. `1.5 GiB`.
-#[must_use]
-pub fn human_bytes(bytes: u64) -> String {
-    let units = [
-        (1u64 << 40, "TiB"),
-        (1 << 30, "GiB"),
-        (1 << 20, "MiB"),
-        (1 << 10, "KiB"),
-    ];
-    for (size, name) in units {
-        if bytes >= size {
-            return format!("{:.1} {name}", bytes as f64 / size as f64);
-        }
-    }
-    format!("{bytes} bytes")
-}
-
 fn per_square_grid(b: Board, table: &[u64]) -> String {
     let w = table
         .iter()
@@ -229,17 +190,6 @@ fn per_square_grid(b: Board, table: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn groups_and_sizes() {
-        assert_eq!(group_u64(0), "0");
-        assert_eq!(group_u64(1234), "1,234");
-        assert_eq!(group_u64(6_637_920), "6,637,920");
-        let big: BigUint = "123456789012345678901234567890".parse().unwrap();
-        assert_eq!(group(&big), "123,456,789,012,345,678,901,234,567,890");
-        assert_eq!(human_bytes(512), "512 bytes");
-        assert_eq!(human_bytes(3 << 29), "1.5 GiB");
-    }
 
     #[test]
     fn big_counts_are_json_integers() {

@@ -33,7 +33,7 @@ pub(crate) struct Boundary {
 
 /// What a boundary square needs from the right: 0, 1 or 2 edges.
 #[inline]
-fn need(code: u8) -> u64 {
+pub(crate) fn need(code: u8) -> u64 {
     match code {
         FREE => 2,
         SAT => 0,
@@ -232,10 +232,6 @@ impl RightIndex {
             counts,
             limbs,
         }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.states.len()
     }
 
     /// Bytes the index holds.

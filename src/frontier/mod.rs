@@ -12,31 +12,49 @@
 //! Symmetric counts (no `--from`/`--to`) merge every state with its mirror image at the end of
 //! each column, and on boards that are not too long *meet in the middle* (see `join.rs`): both
 //! halves are the same walk from either end, so one walk to the middle does both.
+//!
+//! # Pieces
+//!
+//! A count that meets in the middle is cut into *pieces* (see `pieces.rs`) that the count driver
+//! records, shards and merges like the DFS's work units. Every tour crosses the first column past
+//! the cut in one pattern: how many of its edges each square there takes from the left. That
+//! pattern never changes once the column is walked, so the crossing's states after that column
+//! fall apart by pattern into sets whose later layers never meet; a piece is a set of patterns
+//! (a pattern and its mirror image count as one), and its tables hold only its own states. The
+//! walk to the cut and across that first column is shared by all pieces; the rest of the
+//! crossing and the join, where the tables are largest, are the pieces'. Each piece counts a
+//! whole number of tours, and the pieces' counts add up to the total exactly.
 
 pub(crate) mod expand;
 mod join;
 pub(crate) mod layout;
+mod pieces;
 pub mod snapshot;
 pub(crate) mod state;
 mod sweep;
 mod table;
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use num_bigint::BigUint;
 
 use crate::board::Board;
-use crate::count::checkpoint::{CheckpointError, Shard};
-use crate::count::driver::{Job, LayerProgress, Observer, Outcome, RunError};
-use crate::count::report::human_bytes;
-use crate::count::{Count, CountSpec, Engine, Peak};
+use crate::engine::{
+    Count, CountEngine, CountSpec, Host, LayerProgress, Limits, Observer, Peak, Quiet, Ran,
+    Recorded, Request, RunError, Split,
+};
 use crate::error::Error;
+use crate::hash::Fnv;
+use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
+use crate::store::CheckpointError;
 
 use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
 use layout::{Rules, Step, Walk};
+use pieces::Assignment;
 use snapshot::{RunName, Snapshot};
 use state::Key;
 use sweep::Sweep;
@@ -72,6 +90,28 @@ pub fn supports(board: Board, piece: &Piece, _spec: &CountSpec) -> Result<(), Er
     Ok(())
 }
 
+/// Whether the frontier engine cuts this count into many pieces: it does where it meets in the
+/// middle (symmetric counts on boards long enough); a count it walks in one sweep is one piece.
+#[must_use]
+pub fn splits(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
+    supports(board, piece, spec).is_ok()
+        && auto_cut(&Walk::new(board, piece), symmetric(spec)).is_some()
+}
+
+/// Whether a count's tours have fixed ends, so that each is counted once with its direction.
+fn fixed(spec: &CountSpec) -> bool {
+    if spec.closed {
+        spec.from.is_some() && spec.to.is_some()
+    } else {
+        spec.from.is_some() || spec.to.is_some()
+    }
+}
+
+/// Whether a count is symmetric: the mirror merge and meeting in the middle apply.
+fn symmetric(spec: &CountSpec) -> bool {
+    spec.from.is_none() && spec.to.is_none() && spec.symmetry
+}
+
 /// The forward walk's layer sizes at the end of each column, walked until a layer passes
 /// `max_states` states or the board ends: `(columns walked, states)`. Symmetric counts merge
 /// mirror images, as the count does.
@@ -82,14 +122,26 @@ pub fn profile(
     max_states: u64,
 ) -> Result<Vec<(u32, u64)>, RunError> {
     supports(board, piece, spec)?;
-    let job = Job::new(board, piece.clone(), spec.clone(), Engine::Frontier);
-    let stop = AtomicBool::new(false);
+    let req = Request { board, piece, spec };
     let walk = Walk::new(board, piece);
-    let obs = &crate::count::driver::Quiet;
+    let limits = quiet_limits();
+    let stop = AtomicBool::new(false);
     if walk.window() <= u64::SLOTS {
-        Ok(Run::<u64>::new(&job, walk, Method::Sweep, &stop, obs)?.profile(max_states))
+        Ok(Run::<u64>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states))
     } else {
-        Ok(Run::<u128>::new(&job, walk, Method::Sweep, &stop, obs)?.profile(max_states))
+        Ok(Run::<u128>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states))
+    }
+}
+
+/// Limits for a walk run outside the driver: every thread of the pool, the default memory bound.
+fn quiet_limits() -> Limits {
+    Limits {
+        threads: rayon::current_num_threads(),
+        max_memory: u64::MAX,
+        force: true,
+        pieces: None,
+        shards: 1,
+        checkpoint: None,
     }
 }
 
@@ -118,46 +170,174 @@ const SECONDS_PER_STATE: f64 = 3e-7;
 /// errs low: it is for refusing counts far out of reach before they start, not for planning.
 pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, RunError> {
     supports(board, piece, spec)?;
-    let job = Job::new(board, piece.clone(), spec.clone(), Engine::Frontier);
-    let stop = AtomicBool::new(false);
+    let req = Request { board, piece, spec };
     let walk = Walk::new(board, piece);
-    let obs = &crate::count::driver::Quiet;
+    let limits = quiet_limits();
+    let stop = AtomicBool::new(false);
     if walk.window() <= u64::SLOTS {
-        Ok(Run::<u64>::new(&job, walk, Method::Auto, &stop, obs)?.reach())
+        Ok(Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach())
     } else {
-        Ok(Run::<u128>::new(&job, walk, Method::Auto, &stop, obs)?.reach())
+        Ok(Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach())
     }
 }
 
-/// Counts `job` with the frontier engine on the current rayon pool.
-pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, RunError> {
-    run_method(job, Method::Auto, stop, obs)
-}
-
-/// Counts with a chosen method (for cross-checks and benchmarks).
+/// Counts with a chosen method (for cross-checks and benchmarks), in one piece.
 pub fn count(
     board: Board,
     piece: &Piece,
     spec: &CountSpec,
     method: Method,
 ) -> Result<Count, RunError> {
-    let job = Job::new(board, piece.clone(), spec.clone(), Engine::Frontier);
-    let stop = AtomicBool::new(false);
-    run_method(&job, method, &stop, &crate::count::driver::Quiet).map(|o| o.count)
+    count_with(board, piece, spec, method, Some(1))
+}
+
+/// Counts with a chosen method cut into `pieces` pieces (`None`: as many as the memory needs),
+/// every piece counted here one after another: the split count, for the tests to hold against
+/// the whole.
+pub fn count_with(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    method: Method,
+    pieces: Option<usize>,
+) -> Result<Count, RunError> {
+    let req = Request { board, piece, spec };
+    let limits = Limits {
+        pieces,
+        force: false,
+        max_memory: crate::engine::default_max_memory(),
+        ..quiet_limits()
+    };
+    let host = Alone::default();
+    let ran = run_method(req, &limits, method, &host)?;
+    let (split, counts) = host.into_parts();
+    let mut count = Frontier.total(req, &split, &counts, true)?;
+    count.how = ran.how.unwrap_or(count.how);
+    count.peak = ran.peak;
+    Ok(count)
+}
+
+/// A host for a count run outside the driver: every piece, nothing recorded.
+#[derive(Default)]
+struct Alone {
+    stop: AtomicBool,
+    state: std::sync::Mutex<(Option<Recorded>, BTreeMap<usize, BigUint>)>,
+}
+
+impl Alone {
+    fn into_parts(self) -> (Recorded, BTreeMap<usize, BigUint>) {
+        let (split, counts) = self.state.into_inner().expect("no panic holding the lock");
+        (split.expect("the engine tells its cut"), counts)
+    }
+}
+
+impl Host for Alone {
+    fn start(&self, split: &Split) -> Result<Vec<usize>, RunError> {
+        self.state.lock().expect("no panic holding the lock").0 = Some(Recorded {
+            pieces: split.pieces,
+            param: split.param,
+            fingerprint: split.fingerprint,
+        });
+        Ok((0..split.pieces).collect())
+    }
+
+    fn done(&self, i: usize, count: BigUint) -> Result<(), RunError> {
+        self.state
+            .lock()
+            .expect("no panic holding the lock")
+            .1
+            .insert(i, count);
+        Ok(())
+    }
+
+    fn recorded(&self) -> Option<Recorded> {
+        None
+    }
+
+    fn stop(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    fn observer(&self) -> &dyn Observer {
+        &Quiet
+    }
+}
+
+/// The frontier engine as an engine of the driver.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Frontier;
+
+impl CountEngine for Frontier {
+    fn name(&self) -> &'static str {
+        "frontier"
+    }
+
+    fn run(&self, req: Request<'_>, limits: &Limits, host: &dyn Host) -> Result<Ran, RunError> {
+        run_method(req, limits, Method::Auto, host)
+    }
+
+    fn total(
+        &self,
+        req: Request<'_>,
+        cut: &Recorded,
+        counts: &BTreeMap<usize, BigUint>,
+        _complete: bool,
+    ) -> Result<Count, RunError> {
+        let spec = req.spec;
+        let t: BigUint = counts.values().sum();
+        let walk = Walk::new(req.board, req.piece);
+        let (directed, undirected) = if fixed(spec) || (!spec.closed && walk.n == 1) {
+            (t.clone(), t)
+        } else {
+            (&t * 2u32, t)
+        };
+        let how = match auto_cut(&walk, symmetric(spec)) {
+            Some(c) => format!(
+                "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{}, mirror images merged",
+                c.left,
+                c.right,
+                c.cross,
+                group_u64(cut.pieces as u64),
+                plural(cut.pieces as u64)
+            ),
+            None => sweep_how(&walk, symmetric(spec)),
+        };
+        Ok(Count {
+            directed,
+            undirected,
+            how,
+            reason: None,
+            per_square: None,
+            seconds: 0.0,
+            peak: None,
+        })
+    }
+}
+
+/// How a sweep is described.
+fn sweep_how(walk: &Walk, mirror: bool) -> String {
+    format!(
+        "frontier sweep along the {} squares of the long side, {} square{} a layer{}",
+        walk.len,
+        walk.w,
+        plural(u64::from(walk.w)),
+        if mirror { ", mirror images merged" } else { "" }
+    )
 }
 
 fn run_method(
-    job: &Job,
+    req: Request<'_>,
+    limits: &Limits,
     method: Method,
-    stop: &AtomicBool,
-    obs: &dyn Observer,
-) -> Result<Outcome, RunError> {
-    supports(job.board, &job.piece, &job.spec)?;
-    let walk = Walk::new(job.board, &job.piece);
+    host: &dyn Host,
+) -> Result<Ran, RunError> {
+    supports(req.board, req.piece, req.spec)?;
+    let walk = Walk::new(req.board, req.piece);
+    let (stop, obs) = (host.stop(), host.observer());
     if walk.window() <= u64::SLOTS {
-        Run::<u64>::new(job, walk, method, stop, obs)?.go()
+        Run::<u64>::new(req, limits, walk, method, stop, obs)?.go(host)
     } else {
-        Run::<u128>::new(job, walk, method, stop, obs)?.go()
+        Run::<u128>::new(req, limits, walk, method, stop, obs)?.go(host)
     }
 }
 
@@ -191,11 +371,22 @@ fn cut_for(walk: &Walk, left: u32) -> Option<Cut> {
     )
 }
 
+/// The cut `Method::Auto` meets at, for a symmetric count: the left half one column shorter
+/// than the right on a board of even length (its crossing then starts from the smaller table:
+/// 6x8 open takes 4.4 s so and 21 s with equal halves), as long as the right on an odd length.
+fn auto_cut(walk: &Walk, symmetric: bool) -> Option<Cut> {
+    if !symmetric {
+        return None;
+    }
+    cut_for(walk, (walk.len - 1) / 2)
+}
+
 /// Saves a checkpoint now and then: after a layer when the last save is at least
 /// [`SAVE_RATIO`] times its own duration old (so saving costs at most 1/`SAVE_RATIO` of the
-/// time), at the end of every phase, and when the count is interrupted.
-struct Saver<'p> {
-    path: Option<&'p Path>,
+/// time), at the end of every stage, and when the count is interrupted.
+struct Saver {
+    /// The stage in progress: `FILE.layers` beside the checkpoint log.
+    path: Option<PathBuf>,
     last: Instant,
     cost: Duration,
     /// Whether the last finished layer is saved.
@@ -204,7 +395,7 @@ struct Saver<'p> {
 
 const SAVE_RATIO: u32 = 20;
 
-impl Saver<'_> {
+impl Saver {
     fn due(&self) -> bool {
         self.path.is_some() && self.last.elapsed() >= self.cost * SAVE_RATIO
     }
@@ -216,7 +407,7 @@ impl Saver<'_> {
         done: usize,
         tables: &[(&str, &Layer<K>)],
     ) -> Result<(), RunError> {
-        if let Some(path) = self.path {
+        if let Some(path) = &self.path {
             let t = Instant::now();
             snapshot::save(path, name, phase, done, tables)?;
             self.cost = t.elapsed();
@@ -225,11 +416,27 @@ impl Saver<'_> {
         self.saved = true;
         Ok(())
     }
+
+    /// Forgets the stage saved (it is finished and recorded elsewhere).
+    fn clear(&mut self) {
+        if let Some(path) = &self.path {
+            let _ = std::fs::remove_file(path);
+        }
+        self.saved = false;
+    }
+}
+
+/// A file beside the checkpoint log: `FILE` with `suffix` appended.
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// One frontier count.
 struct Run<'a, K: Key> {
-    job: &'a Job,
+    req: Request<'a>,
+    limits: &'a Limits,
     walk: Walk,
     rules: Rules,
     cut: Option<Cut>,
@@ -237,10 +444,19 @@ struct Run<'a, K: Key> {
     obs: &'a dyn Observer,
     name: RunName,
     sweep: Sweep<'a, K>,
-    saver: Saver<'a>,
-    t0: Instant,
-    /// Layers of the whole run (steps, plus one for a join).
+    saver: Saver,
+    /// Where the work all pieces share is kept once done: `FILE.split` beside the log.
+    split_path: Option<PathBuf>,
+    /// The piece being counted, for progress: `(number, pieces)`.
+    piece: Option<(usize, usize)>,
+    /// Layers of the current stage (steps, plus one for a join).
     total: usize,
+    /// Steps of the walk before the current stage's first (a piece's walk starts past the
+    /// crossing's first column): subtracted from step numbers in progress and messages.
+    offset: usize,
+    /// How many headline tours a unit of this count stands for (2 for open tours in both
+    /// directions counted once), for progress.
+    scale: u64,
     /// A count settled before any walk (a path from a square to itself, non-adjacent ends).
     settled: Option<(BigUint, &'static str)>,
     /// Whether the reach check is still to come (see [`Run::check_reach`]).
@@ -253,19 +469,29 @@ struct Run<'a, K: Key> {
 /// How a walk ended.
 enum Walked<K: Key> {
     Done(Layer<K>, BigUint),
-    /// Stopped by the flag after `done` steps of the phase.
-    Interrupted(usize),
+    /// Stopped by the flag.
+    Interrupted,
+}
+
+/// What the work all pieces share leaves: the right half's table, the crossing's layer after
+/// its first column (the split layer), and the rate the crossing went at (seconds a state, for
+/// projecting the pieces' time).
+struct Shared<K: Key> {
+    right: Layer<K>,
+    first: Layer<K>,
+    rate: f64,
 }
 
 impl<'a, K: Key> Run<'a, K> {
     fn new(
-        job: &'a Job,
+        req: Request<'a>,
+        limits: &'a Limits,
         walk: Walk,
         method: Method,
         stop: &'a AtomicBool,
         obs: &'a dyn Observer,
     ) -> Result<Run<'a, K>, RunError> {
-        let spec = &job.spec;
+        let spec = req.spec;
         let closed = spec.closed;
         let number = |s| walk.number(s);
         let mut rules = Rules::default();
@@ -294,7 +520,7 @@ impl<'a, K: Key> Run<'a, K> {
             let one = if closed { 0u32 } else { 1 };
             settled = Some((BigUint::from(one), "a board of one square"));
         }
-        let symmetric = spec.from.is_none() && spec.to.is_none() && spec.symmetry;
+        let symmetric = symmetric(spec);
         rules.mirror = symmetric;
         let cut = match method {
             Method::Sweep => None,
@@ -313,18 +539,14 @@ impl<'a, K: Key> Run<'a, K> {
                 }
                 c
             }
-            Method::Auto => cut_for(&walk, (walk.len - 1) / 2).filter(|_| symmetric),
+            Method::Auto => auto_cut(&walk, symmetric),
         };
-        let total = match cut {
-            None => walk.n as usize,
-            Some(c) => ((c.left.max(c.right) + c.cross) * walk.w) as usize + 1,
-        };
-        let sq = |s: Option<crate::board::Square>| s.map_or("-".into(), |s| job.board.name(s));
+        let sq = |s: Option<crate::board::Square>| s.map_or("-".into(), |s| req.board.name(s));
         let name = RunName {
             fields: vec![
                 ("version", env!("CARGO_PKG_VERSION").to_string()),
-                ("board", job.board.to_string()),
-                ("piece", job.piece.to_string()),
+                ("board", req.board.to_string()),
+                ("piece", req.piece.to_string()),
                 ("kind", if closed { "closed" } else { "open" }.to_string()),
                 ("from", sq(spec.from)),
                 ("to", sq(spec.to)),
@@ -341,8 +563,11 @@ impl<'a, K: Key> Run<'a, K> {
                 ),
             ],
         };
+        let path = limits.checkpoint.as_deref();
+        let walk_n = walk.n;
         Ok(Run {
-            job,
+            req,
+            limits,
             walk,
             rules,
             cut,
@@ -351,7 +576,7 @@ impl<'a, K: Key> Run<'a, K> {
             name,
             sweep: Sweep {
                 closed,
-                limit: job.max_memory,
+                limit: limits.max_memory,
                 stop,
                 peak_bytes: 0,
                 peak_states: 0,
@@ -361,13 +586,20 @@ impl<'a, K: Key> Run<'a, K> {
                 last_growth: 1.0,
             },
             saver: Saver {
-                path: job.checkpoint.as_deref(),
+                path: path.map(|p| beside(p, ".layers")),
                 last: Instant::now(),
                 cost: Duration::ZERO,
                 saved: false,
             },
-            t0: Instant::now(),
-            total,
+            split_path: path.map(|p| beside(p, ".split")),
+            piece: None,
+            total: 0,
+            offset: 0,
+            scale: if fixed(spec) || closed || walk_n == 1 {
+                1
+            } else {
+                2
+            },
             settled,
             probe: false,
             sizes: Vec::new(),
@@ -375,18 +607,38 @@ impl<'a, K: Key> Run<'a, K> {
         })
     }
 
-    fn go(mut self) -> Result<Outcome, RunError> {
-        if let Some((n, why)) = self.settled.take() {
-            return Ok(self.outcome(Some(n), why.to_string(), 0));
+    /// The cut of a count of one piece (a sweep, or a count settled before any walk).
+    fn single(&self, what: &str) -> Split {
+        let mut h = Fnv::default();
+        h.eat(what.as_bytes());
+        for (k, v) in &self.name.fields {
+            h.eat(k.as_bytes());
+            h.eat(v.as_bytes());
         }
-        self.probe = !self.job.force && self.job.checkpoint.as_deref().is_none_or(|p| !p.exists());
-        let resume = match self.job.checkpoint.as_deref() {
-            Some(p) => snapshot::load::<K>(p, &self.name)?,
-            None => None,
-        };
+        Split {
+            pieces: 1,
+            param: 0,
+            fingerprint: h.value(),
+            weights: vec![self.scale],
+        }
+    }
+
+    fn go(mut self, host: &dyn Host) -> Result<Ran, RunError> {
+        if let Some((n, why)) = self.settled.take() {
+            let split = self.single("settled");
+            if host.start(&split)?.contains(&0) {
+                host.done(0, n)?;
+            }
+            return Ok(Ran {
+                how: Some(why.to_string()),
+                peak: None,
+            });
+        }
+        let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
+        self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
         match self.cut {
-            None => self.sweep_all(resume),
-            Some(cut) => self.meet(cut, resume),
+            None => self.sweep_all(host),
+            Some(cut) => self.meet(cut, host),
         }
     }
 
@@ -447,7 +699,7 @@ impl<'a, K: Key> Run<'a, K> {
         let entry = (K::BYTES + 8) as f64;
         // two tables at 3/4 full, plus the join's index and the batches
         let bytes = states * entry / 0.75 * 2.5;
-        let threads = self.job.thread_count().max(1) as f64;
+        let threads = self.limits.threads.max(1) as f64;
         let seconds = states * f64::from(2 * w) * SECONDS_PER_STATE / threads;
         Reach {
             states,
@@ -476,21 +728,21 @@ impl<'a, K: Key> Run<'a, K> {
             sizes.push(((square / w + 1) as u32, layer.len()));
         }
         let r = self.estimate(&sizes);
-        if r.bytes > self.job.max_memory as f64 || r.seconds > crate::count::REACH_SECONDS {
+        if r.bytes > self.limits.max_memory as f64 || r.seconds > crate::dfs::REACH_SECONDS {
             return Err(Error::Invalid(format!(
                 "counting these tours on {} with the frontier engine is out of reach: its largest layer is estimated at {:.1e} states, about {} of tables and {} (the memory bound is {}, set with --max-memory); --force starts it anyway (it stops when the tables pass the bound); `knights estimate` gives an estimate of the count",
-                self.job.board,
+                self.req.board,
                 r.states,
                 human_bytes(r.bytes as u64),
-                crate::count::human_duration(r.seconds),
-                human_bytes(self.job.max_memory)
+                human_duration(r.seconds),
+                human_bytes(self.limits.max_memory)
             ))
             .into());
         }
         if r.seconds > 60.0 {
             self.obs.info(&format!(
                 "this count may take about {} and {} of memory (a rough estimate)",
-                crate::count::human_duration(r.seconds),
+                human_duration(r.seconds),
                 human_bytes(r.bytes as u64)
             ));
         }
@@ -504,11 +756,12 @@ impl<'a, K: Key> Run<'a, K> {
             states: layer.len(),
             bytes: layer.bytes(),
             phase,
+            piece: self.piece,
         });
     }
 
-    /// Walks `layer` through `steps[first..]` (step `i` of the phase is layer `base + i` of the
-    /// run), saving now and then `extra` with the current layer as `phase`.
+    /// Walks `layer` through `steps[first..]` (step `i` is layer `base + i` of the stage),
+    /// saving now and then `extra` with the current layer as `phase`.
     #[allow(clippy::too_many_arguments)]
     fn walk_steps(
         &mut self,
@@ -516,11 +769,16 @@ impl<'a, K: Key> Run<'a, K> {
         steps: &[Step<K>],
         first: usize,
         base: usize,
-        phase: &'static str,
+        phase: &str,
         keep: &(dyn Fn(usize, K) -> bool + Sync),
         extra: &[(&str, &Layer<K>)],
     ) -> Result<Walked<K>, RunError> {
         let mut tours = BigUint::ZERO;
+        let shown: &'static str = match phase {
+            "sweep" => "sweep",
+            "forward" => "forward",
+            _ => "crossing",
+        };
         for (i, step) in steps.iter().enumerate().skip(first) {
             match self.sweep.step(&layer, step, |k| keep(i, k)) {
                 Ok((next, t)) => {
@@ -529,8 +787,8 @@ impl<'a, K: Key> Run<'a, K> {
                     self.sweep.recycle(old);
                     self.sweep.peak_states = self.sweep.peak_states.max(layer.len());
                     self.saver.saved = false;
-                    self.progress(base + i + 1, &layer, phase);
-                    if phase != "crossing" {
+                    self.progress(base + i + 1 - self.offset, &layer, shown);
+                    if shown != "crossing" {
                         self.check_reach(i, &layer, i + 1 == steps.len())?;
                     }
                     if self.saver.due() && i + 1 < steps.len() {
@@ -543,9 +801,11 @@ impl<'a, K: Key> Run<'a, K> {
                         self.saver
                             .save(&self.name, phase, i, &with_current(extra, &layer))?;
                     }
-                    return Ok(Walked::Interrupted(base + i));
+                    return Ok(Walked::Interrupted);
                 }
-                Err(Stopped::Memory(bytes)) => return Err(self.memory_error(bytes, base + i)),
+                Err(Stopped::Memory(bytes)) => {
+                    return Err(self.memory_error(bytes, base + i - self.offset));
+                }
                 Err(Stopped::Overflow) => unreachable!("a step widens its counts"),
             }
         }
@@ -553,20 +813,36 @@ impl<'a, K: Key> Run<'a, K> {
     }
 
     fn memory_error(&self, bytes: u64, at: usize) -> RunError {
+        let piece = match self.piece {
+            Some((i, n)) => format!(" in piece {} of {n}", i + 1),
+            None => String::new(),
+        };
         Error::Invalid(format!(
-            "the frontier tables for {} need more than {} at layer {} of {} (the bound is {}; raise it with --max-memory SIZE, or count boards of up to 64 squares with --engine dfs)",
-            self.job.board,
+            "the frontier tables for {} need more than {} at layer {} of {}{piece} (the bound is {}; raise it with --max-memory SIZE{}, or count boards of up to 64 squares with --engine dfs)",
+            self.req.board,
             human_bytes(bytes),
             at + 1,
             self.total,
-            human_bytes(self.job.max_memory)
+            human_bytes(self.limits.max_memory),
+            if self.cut.is_some() {
+                ", cut the count into more pieces with --pieces N"
+            } else {
+                ""
+            }
         ))
         .into()
     }
 
-    /// One sweep from the first square to the last.
-    fn sweep_all(mut self, resume: Option<Snapshot<K>>) -> Result<Outcome, RunError> {
+    /// One sweep from the first square to the last: one piece.
+    fn sweep_all(mut self, host: &dyn Host) -> Result<Ran, RunError> {
+        let split = self.single("sweep");
+        if host.start(&split)?.is_empty() {
+            self.saver.clear();
+            return Ok(Ran::default());
+        }
         let steps = layout::steps::<K>(&self.walk, &self.rules, 0, self.walk.n);
+        self.total = steps.len();
+        let resume = self.load_layers()?;
         let (layer, first) = match resume {
             Some(mut s) if s.phase == "sweep" => {
                 let done = s.done;
@@ -580,35 +856,226 @@ impl<'a, K: Key> Run<'a, K> {
         let keep = |_: usize, _: K| true;
         match self.walk_steps(layer, &steps, first, 0, "sweep", &keep, &[])? {
             Walked::Done(_, tours) => {
-                let how = format!(
-                    "frontier sweep along the {} squares of the long side, {} square{} a layer{}",
-                    self.walk.len,
-                    self.walk.w,
-                    crate::render::plural(self.walk.w as u64),
-                    if self.rules.mirror {
-                        ", mirror images merged"
-                    } else {
-                        ""
-                    }
-                );
-                Ok(self.outcome(Some(tours), how, self.total))
+                host.done(0, tours)?;
+                self.saver.clear();
+                Ok(Ran {
+                    how: Some(sweep_how(&self.walk, self.rules.mirror)),
+                    peak: Some(self.peak()),
+                })
             }
-            Walked::Interrupted(done) => Ok(self.outcome(None, String::new(), done)),
+            Walked::Interrupted => Ok(Ran::default()),
         }
     }
 
-    /// Both halves to the cut, the crossing, and the join.
-    fn meet(mut self, cut: Cut, resume: Option<Snapshot<K>>) -> Result<Outcome, RunError> {
+    fn load_layers(&self) -> Result<Option<Snapshot<K>>, RunError> {
+        match &self.saver.path {
+            Some(p) => Ok(snapshot::load::<K>(p, &self.name)?),
+            None => Ok(None),
+        }
+    }
+
+    fn peak(&self) -> Peak {
+        Peak {
+            window: self.walk.window(),
+            states: self.sweep.peak_states,
+            bytes: self.sweep.peak_bytes,
+        }
+    }
+
+    /// The cut of a meeting in the middle into `pieces` pieces: its fingerprint says how (the
+    /// cut, the split after the crossing's first column, the rule that deals patterns out to
+    /// pieces), so that shards of one run, which each make the split themselves, agree.
+    fn meet_split(&self, cut: Cut, pieces: usize) -> Split {
+        let mut h = Fnv::default();
+        h.eat(pieces::RULE.as_bytes());
+        for (k, v) in &self.name.fields {
+            h.eat(k.as_bytes());
+            h.eat(v.as_bytes());
+        }
+        for x in [cut.left, cut.right, cut.cross, self.walk.w] {
+            h.eat(&x.to_le_bytes());
+        }
+        h.eat(&(pieces as u64).to_le_bytes());
+        Split {
+            pieces,
+            param: self.walk.w as usize,
+            fingerprint: h.value(),
+            weights: vec![self.scale; pieces],
+        }
+    }
+
+    /// Both halves to the cut and the crossing's first column (shared), then the pieces: each
+    /// the rest of the crossing and the join.
+    fn meet(mut self, cut: Cut, host: &dyn Host) -> Result<Ran, RunError> {
+        // a resumed run takes the pieces its log records, and skips the shared work when none
+        // of them is left
+        let mut todo = None;
+        if let Some(rec) = host.recorded() {
+            // (a cut unlike the log's is refused here, before any work)
+            let split = self.meet_split(cut, self.limits.pieces.unwrap_or(rec.pieces));
+            let left = host.start(&split)?;
+            if left.is_empty() {
+                self.saver.clear();
+                self.clear_split();
+                return Ok(Ran::default());
+            }
+            todo = Some((split, left));
+        }
+        let Some(shared) = self.shared(cut)? else {
+            return Ok(Ran::default());
+        };
+        let w = self.walk.w as usize;
+        let cross_steps = (cut.cross * self.walk.w) as usize;
+        let boundary = Boundary {
+            slots: (0..cross_steps as u32).rev().collect(),
+        };
+        let index = self.right_index(&shared.right, cut, &boundary);
+        let index_bytes = index.bytes();
+        let right_len = shared.right.len();
+        drop(shared.right);
+        let first = shared.first;
+        let assignment = Assignment::new(&first, w);
+        let (split, todo) = match todo {
+            Some(t) => t,
+            None => {
+                let pieces = self.limits.pieces.unwrap_or_else(|| {
+                    self.auto_pieces(&first, index_bytes, cross_steps - w)
+                        .max(self.limits.shards as usize)
+                });
+                let split = self.meet_split(cut, pieces);
+                let todo = host.start(&split)?;
+                (split, todo)
+            }
+        };
+        let deal = assignment.deal(split.pieces);
+        self.announce(&first, &deal, &split, shared.rate, cross_steps - w);
+        let mut rules = self.rules.clone();
+        let lsq = cut.left * self.walk.w;
+        rules.cut = Some(lsq);
+        let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps as u32);
+        let prefixes = Prefixes::new(&index, cross_steps);
+        // the index and the split layer stay while the pieces' tables come and go
+        self.sweep.limit = self
+            .limits
+            .max_memory
+            .saturating_sub(index_bytes + first.bytes());
+        let mut resume = self
+            .load_layers()?
+            .filter(|s| s.phase.starts_with("piece "));
+        let mut final_states = 0;
+        self.offset = w;
+        self.total = cross_steps - w + 1;
+        for &i in &todo {
+            self.piece = Some((i, split.pieces));
+            let phase = format!("piece {i}");
+            let saved = resume
+                .take_if(|s| s.phase == phase)
+                .and_then(|mut s| Some((s.take("current")?, s.done)));
+            let (start, done) = match saved {
+                Some((layer, done)) if done >= w => (layer, done),
+                Some(_) => return Err(self.foreign_phase()),
+                None => {
+                    let mine = |k: K| deal.piece_of(assignment.pattern(k)) == i;
+                    match self.sweep.select(&first, deal.states[i], mine) {
+                        Ok(l) => (l, w),
+                        Err(Stopped::Memory(b)) => return Err(self.memory_error(b, w)),
+                        Err(_) => return Ok(self.interrupted()),
+                    }
+                }
+            };
+            self.saver.saved = done > w;
+            self.progress(done - w, &start, "crossing");
+            let keep = |j: usize, k: K| prefixes.admits(j, k);
+            let crossing = match self.walk_steps(start, &steps, done, 0, &phase, &keep, &[])? {
+                Walked::Done(l, _) => l,
+                Walked::Interrupted => return Ok(self.interrupted()),
+            };
+            self.sweep.peak_states = self.sweep.peak_states.max(crossing.len());
+            self.sweep.peak_bytes = self
+                .sweep
+                .peak_bytes
+                .max(crossing.bytes() + index_bytes + first.bytes());
+            self.progress(self.total - 1, &crossing, "join");
+            let Some(sum) = join::join(
+                &crossing,
+                &boundary,
+                &index,
+                self.req.spec.closed,
+                self.stop,
+            ) else {
+                // the crossing is whole: keep it, and the join is all a resumed piece does
+                if !self.saver.saved {
+                    self.saver
+                        .save(&self.name, &phase, cross_steps, &[("current", &crossing)])?;
+                }
+                return Ok(self.interrupted());
+            };
+            final_states += crossing.len();
+            host.done(i, sum)?;
+            self.sweep.recycle(crossing);
+        }
+        self.saver.clear();
+        self.clear_split();
+        let how = format!(
+            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{} ({} crossing states and {} states of the other half here), mirror images merged",
+            cut.left,
+            cut.right,
+            cut.cross,
+            group_u64(split.pieces as u64),
+            plural(split.pieces as u64),
+            group_u64(final_states),
+            group_u64(right_len)
+        );
+        Ok(Ran {
+            how: Some(how),
+            peak: Some(self.peak()),
+        })
+    }
+
+    /// What an interrupted run reports: nothing, its finished pieces are with the driver.
+    fn interrupted(&self) -> Ran {
+        Ran {
+            how: None,
+            peak: Some(self.peak()),
+        }
+    }
+
+    fn clear_split(&self) {
+        if let Some(p) = &self.split_path {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// The work every piece shares: both halves to the cut, and the crossing's first column.
+    /// Resumes from the saved stage or the saved split; saves the split when done. `None` when
+    /// interrupted.
+    fn shared(&mut self, cut: Cut) -> Result<Option<Shared<K>>, RunError> {
+        if let Some(p) = &self.split_path {
+            if let Some(mut s) = snapshot::load::<K>(p, &self.name)? {
+                let (right, first) = (s.take("right"), s.take("first"));
+                return match (s.phase.as_str(), right, first) {
+                    ("split", Some(right), Some(first)) => Ok(Some(Shared {
+                        right,
+                        first,
+                        rate: s.done as f64 * 1e-12,
+                    })),
+                    _ => Err(self.foreign_phase()),
+                };
+            }
+        }
         let w = self.walk.w;
         let (lsq, rsq) = ((cut.left * w) as usize, (cut.right * w) as usize);
-        let cross_end = ((cut.left + cut.cross) * w) as usize;
-        let cross_steps = cross_end - lsq;
         let keep_all = |_: usize, _: K| true;
+        let resume = self.load_layers()?;
         let (mut phase, mut done, mut resumed) = match resume {
             None => ("forward".to_string(), 0, None),
-            Some(s) => (s.phase.clone(), s.done, Some(s)),
+            Some(s) if s.phase == "forward" || s.phase == "crossing" => {
+                (s.phase.clone(), s.done, Some(s))
+            }
+            Some(_) => ("forward".to_string(), 0, None),
         };
         self.saver.saved = resumed.is_some();
+        self.total = lsq.max(rsq) + w as usize;
         let mut take = |name: &str| resumed.as_mut().and_then(|s| s.take(name));
         let (mut current, mut left, mut right) = (take("current"), take("left"), take("right"));
         if phase == "forward" {
@@ -625,7 +1092,7 @@ impl<'a, K: Key> Run<'a, K> {
             if done < first {
                 match self.walk_steps(layer, &fwd[..first], done, 0, "forward", &keep_all, &[])? {
                     Walked::Done(l, _) => layer = l,
-                    Walked::Interrupted(d) => return Ok(self.outcome(None, String::new(), d)),
+                    Walked::Interrupted => return Ok(None),
                 }
                 done = first;
             }
@@ -642,7 +1109,7 @@ impl<'a, K: Key> Run<'a, K> {
                 let extra = [(first_name, &early)];
                 match self.walk_steps(layer, &fwd, done, 0, "forward", &keep_all, &extra)? {
                     Walked::Done(r, _) => layer = r,
-                    Walked::Interrupted(d) => return Ok(self.outcome(None, String::new(), d)),
+                    Walked::Interrupted => return Ok(None),
                 }
             }
             let (l, r) = if lsq <= rsq {
@@ -659,57 +1126,88 @@ impl<'a, K: Key> Run<'a, K> {
                 .save(&self.name, &phase, 0, &[("right", r), ("current", c)])?;
         }
         let right = right.ok_or_else(|| self.foreign_phase())?;
+        let crossing = current.take().ok_or_else(|| self.foreign_phase())?;
+        // the crossing's first column, filtered by what the right half offers
+        let cross_steps = (cut.cross * w) as usize;
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
         let index = self.right_index(&right, cut, &boundary);
+        let prefixes = Prefixes::new(&index, cross_steps);
         let index_bytes = index.bytes();
+        let mut rules = self.rules.clone();
+        rules.cut = Some(lsq as u32);
+        let steps = layout::steps::<K>(&self.walk, &rules, lsq as u32, (lsq + w as usize) as u32);
+        let keep = |i: usize, k: K| prefixes.admits(i, k);
         let base = lsq.max(rsq);
-        let mut crossing = current.take().ok_or_else(|| self.foreign_phase())?;
-        if phase == "crossing" {
-            let mut rules = self.rules.clone();
-            rules.cut = Some(lsq as u32);
-            let steps = layout::steps::<K>(&self.walk, &rules, lsq as u32, cross_end as u32);
-            let prefixes = Prefixes::new(&index, cross_steps);
-            let keep = |i: usize, k: K| prefixes.admits(i, k);
-            self.progress(base + done, &crossing, "crossing");
-            self.sweep.limit = self.job.max_memory.saturating_sub(index_bytes);
-            let extra = [("right", &right)];
+        self.progress(base + done, &crossing, "crossing");
+        self.sweep.limit = self
+            .limits
+            .max_memory
+            .saturating_sub(index_bytes + right.bytes());
+        let states0: u64 = crossing.len();
+        let t = Instant::now();
+        let extra = [("right", &right)];
+        let first =
             match self.walk_steps(crossing, &steps, done, base, "crossing", &keep, &extra)? {
-                Walked::Done(l, _) => crossing = l,
-                Walked::Interrupted(d) => return Ok(self.outcome(None, String::new(), d)),
-            }
-            self.saver.save(
+                Walked::Done(l, _) => l,
+                Walked::Interrupted => return Ok(None),
+            };
+        drop(index);
+        // seconds a state of a crossing step costs here, for the pieces' projected time
+        let rate = t.elapsed().as_secs_f64() / (states0 + first.len()).max(1) as f64;
+        if let Some(p) = &self.split_path {
+            snapshot::save(
+                p,
                 &self.name,
-                "join",
-                0,
-                &[("right", &right), ("current", &crossing)],
+                "split",
+                (rate * 1e12) as usize,
+                &[("right", &right), ("first", &first)],
             )?;
-        } else if phase != "join" {
-            return Err(self.foreign_phase());
+            self.saver.clear();
         }
-        drop(right);
-        self.sweep.peak_states = self.sweep.peak_states.max(crossing.len());
-        self.sweep.peak_bytes = self.sweep.peak_bytes.max(crossing.bytes() + index_bytes);
-        self.progress(self.total - 1, &crossing, "join");
-        let Some(sum) = join::join(
-            &crossing,
-            &boundary,
-            &index,
-            self.job.spec.closed,
-            self.stop,
-        ) else {
-            return Ok(self.outcome(None, String::new(), self.total - 1));
-        };
-        let how = format!(
-            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns ({} and {} states), mirror images merged",
-            cut.left,
-            cut.right,
-            cut.cross,
-            crossing.len(),
-            index.len()
-        );
-        Ok(self.outcome(Some(sum), how, self.total))
+        Ok(Some(Shared { right, first, rate }))
+    }
+
+    /// Pieces enough that each one's tables fit the memory left by the right half's index and
+    /// the split layer, and no piece starts from more than [`pieces::PIECE_STATES`] states.
+    fn auto_pieces(&self, first: &Layer<K>, index_bytes: u64, steps: usize) -> usize {
+        let kept = first.bytes() + index_bytes;
+        let budget = self.limits.max_memory.saturating_sub(kept).max(1);
+        let need = pieces::projected_bytes(first.len(), first.bytes(), steps);
+        let by_memory = need.div_ceil(budget) as usize;
+        let by_size = first.len().div_ceil(pieces::PIECE_STATES) as usize;
+        by_memory.max(by_size).max(1)
+    }
+
+    /// Tells the user how the count is cut: pieces, projected memory and time.
+    fn announce(
+        &self,
+        first: &Layer<K>,
+        deal: &pieces::Deal,
+        split: &Split,
+        rate: f64,
+        steps: usize,
+    ) {
+        let largest = deal.states.iter().copied().max().unwrap_or(0);
+        let per_state = first.bytes() as f64 / first.len().max(1) as f64;
+        let bytes = pieces::projected_bytes(largest, (largest as f64 * per_state) as u64, steps);
+        let work = pieces::projected_work(first.len(), steps);
+        let seconds = work as f64 * rate;
+        self.obs.info(&format!(
+            "{} {} tours: {} piece{} ({} states after the crossing's first column, the largest piece {}; projected {} of tables a piece besides the {} all pieces share, about {} for the pieces on {} thread{})",
+            self.req.board,
+            if self.req.spec.closed { "closed" } else { "open" },
+            group_u64(split.pieces as u64),
+            plural(split.pieces as u64),
+            group_u64(first.len()),
+            group_u64(largest),
+            human_bytes(bytes),
+            human_bytes(first.bytes()),
+            human_duration(seconds),
+            self.limits.threads,
+            plural(self.limits.threads as u64)
+        ));
     }
 
     /// The right half's table indexed as the left half's crossing sees it: mirror images
@@ -730,56 +1228,12 @@ impl<'a, K: Key> Run<'a, K> {
     }
 
     fn foreign_phase(&self) -> RunError {
-        let path = self.job.checkpoint.clone().unwrap_or_default();
+        let path = self.saver.path.clone().unwrap_or_default();
         CheckpointError::Damaged {
             path,
             why: "it stops at a point this run does not have".into(),
         }
         .into()
-    }
-
-    fn outcome(&self, tours: Option<BigUint>, how: String, done: usize) -> Outcome {
-        let spec = &self.job.spec;
-        let finished = tours.is_some();
-        let t = tours.unwrap_or_default();
-        let fixed = if spec.closed {
-            spec.from.is_some() && spec.to.is_some()
-        } else {
-            spec.from.is_some() || spec.to.is_some()
-        };
-        let (directed, undirected) = if fixed || (!spec.closed && self.walk.n == 1) {
-            (t.clone(), t)
-        } else {
-            (&t * 2u32, t)
-        };
-        let how = if finished {
-            how
-        } else {
-            "interrupted: the frontier engine counts tours at its last layer, so there is no partial count".into()
-        };
-        Outcome {
-            count: Count {
-                directed,
-                undirected,
-                how,
-                reason: None,
-                per_square: None,
-                seconds: self.t0.elapsed().as_secs_f64(),
-                peak: Some(Peak {
-                    window: self.walk.window(),
-                    states: self.sweep.peak_states,
-                    bytes: self.sweep.peak_bytes,
-                }),
-            },
-            engine: Engine::Frontier,
-            threads: self.job.thread_count(),
-            units: self.total,
-            units_done: done,
-            units_mine: self.total,
-            shard: Shard::ALL,
-            finished,
-            checkpoint: self.job.checkpoint.clone(),
-        }
     }
 }
 

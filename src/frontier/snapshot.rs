@@ -33,7 +33,7 @@ use std::path::Path;
 
 use super::state::Key;
 use super::table::Layer;
-use crate::count::checkpoint::CheckpointError;
+use crate::store::{CheckpointError, read_regular, replace_with};
 
 /// The first line, with the format's version.
 const MAGIC: &str = "knights-frontier 1";
@@ -96,7 +96,7 @@ pub(crate) fn save<K: Key>(
         }
     }
     let crc = crc32fast::hash(&body);
-    crate::count::checkpoint::replace_with(path, |f| {
+    replace_with(path, |f| {
         f.write_all(head.as_bytes())?;
         f.write_all(&body)?;
         f.write_all(&crc.to_le_bytes())
@@ -111,7 +111,7 @@ pub(crate) fn load<K: Key>(
     if !path.exists() {
         return Ok(None);
     }
-    let bytes = crate::count::checkpoint::read_regular(path)?;
+    let bytes = read_regular(path)?;
     let damaged = |why: &str| CheckpointError::Damaged {
         path: path.into(),
         why: why.into(),

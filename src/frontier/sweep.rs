@@ -65,6 +65,33 @@ impl<K: Key> Sweep<'_, K> {
         }
     }
 
+    /// The states of `layer` that `keep` keeps, in a new layer (a piece's share of the split
+    /// layer): about `expect` of them.
+    pub(crate) fn select(
+        &mut self,
+        layer: &Layer<K>,
+        expect: u64,
+        keep: impl Fn(K) -> bool + Sync,
+    ) -> Result<Layer<K>, Stopped> {
+        let builder: Builder<K> = Builder::new(
+            expect,
+            layer.limbs(),
+            layer.bytes(),
+            self.limit,
+            self.spare.take(),
+        );
+        (0..layer.part_count()).into_par_iter().for_each(|p| {
+            let mut batch = Batch::new(&builder);
+            for (key, count) in layer.part(p) {
+                if keep(key) {
+                    batch.push(key, count);
+                }
+            }
+        });
+        self.peak_bytes = self.peak_bytes.max(builder.bytes());
+        builder.finish()
+    }
+
     fn try_step(
         &mut self,
         layer: &Layer<K>,

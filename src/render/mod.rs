@@ -69,11 +69,7 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
     String::from_utf8(v).expect("the formats are UTF-8")
 }
 
-/// The plural ending for `n` things: `""` for one, `"s"` otherwise ("1 square", "2 squares").
-#[must_use]
-pub const fn plural(n: u64) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
+pub use crate::human::plural;
 
 /// The numbered board as a string: see [`write()`].
 #[must_use]

@@ -361,7 +361,7 @@ fn shards_run_as_separate_processes_merge_to_the_total() {
         }
     }
 
-    // checkpoints of different runs are refused
+    // a checkpoint of another run is reported (and left out), and no total claimed
     let other = dir.path().join("other.ckpt");
     let out = knights()
         .args([
@@ -382,8 +382,26 @@ fn shards_run_as_separate_processes_merge_to_the_total() {
         .arg(&other)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("different run"));
+    assert_eq!(out.status.code(), Some(1));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("is not of this run") && s.contains("board") && s.contains("no total"),
+        "{s}"
+    );
+    // and so is a shard given twice
+    let copy = dir.path().join("copy.ckpt");
+    fs::copy(&files[0], &copy).unwrap();
+    let out = knights()
+        .arg("merge")
+        .args(&files)
+        .arg(&copy)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!(v["duplicated_shards"][0]["shard"], "0/3");
+    assert!(v.get("directed").is_none(), "{v}");
 }
 
 /// A count a theorem settles keeps the run contract: the JSON fields of every count, a checkpoint
@@ -456,18 +474,24 @@ fn bad_shards_are_refused_in_one_line() {
             "{bad}"
         );
     }
-    let out = knights()
-        .args([
-            "count",
-            "5x5",
-            "--engine",
-            "naive",
-            "--checkpoint",
-            "x.ckpt",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    // every engine cuts its count into pieces the driver records: the naive one too
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("naive.ckpt");
+    let args = [
+        "count",
+        "5x5",
+        "--engine",
+        "naive",
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    let v = finish(&args);
+    assert_eq!(
+        (v["directed"].as_u64(), v["units"].as_u64()),
+        (Some(1728), Some(25))
+    );
+    assert_eq!(records(&ck), 25, "one piece a start square");
+    assert_eq!(finish(&args)["directed"], 1728, "resumed from the log");
 }
 
 /// The acceptance run: kill -9 the 6x8 closed count twice, then finish it (about a minute
@@ -497,9 +521,15 @@ fn closed_6x8_survives_kill_9() {
 
 // The frontier engine: its checkpoint is the state table after a whole layer, written atomically.
 
-/// The `phase` and `done` lines of a frontier checkpoint (None while it does not exist or is
-/// being replaced).
-fn frontier_mark(path: &Path) -> Option<(String, usize)> {
+/// A file beside the checkpoint `ck` (`ck` with `suffix` appended).
+fn beside(ck: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = ck.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// The phase and layers done a saved frontier stage (`FILE.layers`, `FILE.split`) names.
+fn stage_of(path: &Path) -> Option<(String, usize)> {
     let bytes = fs::read(path).ok()?;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(600)]).into_owned();
     let field = |name: &str| {
@@ -509,39 +539,45 @@ fn frontier_mark(path: &Path) -> Option<(String, usize)> {
     Some((field("phase ")?, field("done ")?.parse().ok()?))
 }
 
-/// The phases of a frontier count in their order.
-fn phase_rank(phase: &str) -> usize {
-    ["sweep", "forward", "crossing", "join"]
-        .iter()
-        .position(|p| *p == phase)
-        .unwrap_or_else(|| panic!("unknown phase {phase}"))
+/// Where a frontier count with the checkpoint log `ck` stands, in an order that only grows while
+/// it runs: pieces recorded in the log, whether the work the pieces share is saved (`ck.split`),
+/// then the stage saved in `ck.layers` (forward walk, crossing, or piece N) and its layers done.
+fn frontier_mark(ck: &Path) -> [usize; 5] {
+    let pieces = records(ck);
+    let split = usize::from(beside(ck, ".split").exists());
+    let (rank, piece, done) = match stage_of(&beside(ck, ".layers")) {
+        Some((phase, done)) => match phase.strip_prefix("piece ") {
+            Some(n) => (2, n.parse().unwrap(), done),
+            None => match phase.as_str() {
+                "sweep" | "forward" => (0, 0, done),
+                "crossing" => (1, 0, done),
+                _ => panic!("unknown phase {phase}"),
+            },
+        },
+        None => (0, 0, 0),
+    };
+    [pieces, split, rank, piece, done]
 }
 
-/// Waits until the frontier checkpoint at `path` is past `after`; the mark, or None if the child
-/// exited first.
-fn wait_for_mark(
-    child: &mut Child,
-    path: &Path,
-    after: Option<&(String, usize)>,
-) -> Option<(String, usize)> {
+/// Waits until the frontier count with the checkpoint `ck` is past `after`; the mark, or None
+/// if the child exited first.
+fn wait_for_mark(child: &mut Child, ck: &Path, after: Option<[usize; 5]>) -> Option<[usize; 5]> {
     let t0 = Instant::now();
-    let rank = |m: &(String, usize)| (phase_rank(&m.0), m.1);
     while t0.elapsed() < Duration::from_secs(120) {
         if child.try_wait().unwrap().is_some() {
             return None;
         }
-        if let Some(m) = frontier_mark(path) {
-            if after.is_none_or(|a| rank(&m) > rank(a)) {
-                return Some(m);
-            }
+        let m = frontier_mark(ck);
+        if m != [0; 5] && after.is_none_or(|a| m > a) {
+            return Some(m);
         }
         sleep(Duration::from_millis(2));
     }
     panic!("no frontier progress in 120 s");
 }
 
-/// A one-thread frontier count of 6x6 open tours with the checkpoint `ck`.
-fn frontier_6x6(ck: &Path) -> [&str; 8] {
+/// A one-thread frontier count of 6x6 open tours in 4 pieces with the checkpoint `ck`.
+fn frontier_6x6(ck: &Path) -> [&str; 10] {
     [
         "count",
         "6x6",
@@ -549,6 +585,8 @@ fn frontier_6x6(ck: &Path) -> [&str; 8] {
         "frontier",
         "--threads",
         "1",
+        "--pieces",
+        "4",
         "--checkpoint",
         path_str(ck),
     ]
@@ -559,26 +597,24 @@ fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("frontier.ckpt");
     let args = frontier_6x6(&ck);
-    // kill -9 each process as soon as it has saved a layer past the last one seen: every restart
-    // must go on from the file (a restart from scratch would save an earlier layer first)
-    let mut last: Option<(String, usize)> = None;
+    // kill -9 each process as soon as it has saved a layer or a piece past the last one seen:
+    // every restart must go on from the files (a restart from scratch would save an earlier
+    // layer first, and a finished piece is never counted again)
+    let mut last: Option<[usize; 5]> = None;
     let mut kills = 0;
-    for _ in 0..4 {
+    for _ in 0..8 {
         let mut child = spawn(&args);
-        let mark = wait_for_mark(&mut child, &ck, last.as_ref());
+        let mark = wait_for_mark(&mut child, &ck, last);
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         let Some(mark) = mark else { break };
         kills += 1;
-        // the file the killed process left is whole and at least as far as the mark
-        let now = frontier_mark(&ck).expect("a whole checkpoint after kill -9");
-        assert!(
-            (phase_rank(&now.0), now.1) >= (phase_rank(&mark.0), mark.1),
-            "{now:?} < {mark:?}"
-        );
+        // the files the killed process left are whole and at least as far as the mark
+        let now = frontier_mark(&ck);
+        assert!(now >= mark, "{now:?} < {mark:?}");
         last = Some(now);
     }
-    assert!(kills >= 2, "the count ran too fast to be killed mid-way");
+    assert!(kills >= 3, "the count ran too fast to be killed mid-way");
     let v = finish(&args);
     assert_eq!(v["directed"], OPEN_6X6);
     assert_eq!(v["engine"], "frontier");
@@ -609,8 +645,7 @@ fn frontier_sigterm_saves_exits_130_then_resume_is_exact() {
             stderr.contains("resume with:") && stderr.contains("--checkpoint"),
             "{stderr}"
         );
-        let saved = frontier_mark(&ck).expect("a checkpoint after SIGTERM");
-        assert!((phase_rank(&saved.0), saved.1) >= (phase_rank(&mark.0), mark.1));
+        assert!(frontier_mark(&ck) >= mark);
     }
     assert_eq!(finish(&args)["directed"], OPEN_6X6);
 }
@@ -625,6 +660,8 @@ fn frontier_checkpoints_are_checked() {
             board.to_string(),
             "--engine".into(),
             "frontier".into(),
+            "--threads".into(),
+            "1".into(),
             "--checkpoint".into(),
             path_str(&ck).to_string(),
         ]
@@ -640,9 +677,15 @@ fn frontier_checkpoints_are_checked() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let good = fs::read(&ck).unwrap();
+    // the saved stage: the layers in progress, or the split the pieces start from
+    let stage = [".layers", ".split"]
+        .into_iter()
+        .map(|s| beside(&ck, s))
+        .find(|p| p.exists())
+        .expect("a saved stage");
+    let good = fs::read(&stage).unwrap();
     let refused = |bytes: &[u8], board: &'static str, want: &str| {
-        fs::write(&ck, bytes).unwrap();
+        fs::write(&stage, bytes).unwrap();
         let out = knights().args(args(board)).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{want}");
         assert!(out.stdout.is_empty());
@@ -667,11 +710,18 @@ fn frontier_checkpoints_are_checked() {
         "--checkpoint",
         path_str(&dfs),
     ]);
+    let log = fs::read(&ck).ok();
     fs::copy(&dfs, &ck).unwrap();
     let out = knights().args(args("5x5")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    // and the good file still resumes to the exact count
-    fs::write(&ck, &good).unwrap();
+    let out = knights().args(args("6x6")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a dfs log is not this run's");
+    // and the good files still resume to the exact count
+    match log {
+        Some(log) => fs::write(&ck, log).unwrap(),
+        None => fs::remove_file(&ck).unwrap(),
+    }
+    fs::write(&stage, &good).unwrap();
     let v = finish(&args("6x6").iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(v["directed"], OPEN_6X6);
 }
@@ -680,7 +730,7 @@ fn frontier_checkpoints_are_checked() {
 fn a_checkpoint_in_use_is_refused_by_every_engine() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
-    let lock = knights::count::checkpoint::CheckpointLock::acquire(&ck).unwrap();
+    let lock = knights::store::CheckpointLock::acquire(&ck).unwrap();
     for args in [
         &["count", "5x5"][..],
         &["count", "5x5", "--closed"],

@@ -3,21 +3,10 @@
 
 use crate::bitboard::Bitboard;
 use crate::board::{Board, Square};
+use crate::engine::CountSpec;
 use crate::graph::SmallGraph;
 use crate::piece::Piece;
 use crate::search::Problem;
-
-/// What a count asks for.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CountSpec {
-    pub closed: bool,
-    pub from: Option<Square>,
-    pub to: Option<Square>,
-    /// Count only one start square per symmetry orbit and weight by orbit size.
-    pub symmetry: bool,
-    /// Keep the counts of every start square (open tours only).
-    pub per_square: bool,
-}
 
 /// One Hamiltonian-path search: paths from `start` covering `free`, ending on a weighted square.
 #[derive(Clone, Debug)]

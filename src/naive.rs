@@ -1,15 +1,25 @@
 //! The naive counter: plain recursive backtracking over a 2-D array, as textbooks write it. No
 //! bitboards, no pruning, no symmetry: a baseline for benchmarks and an independent cross-check.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use num_bigint::BigUint;
 
 use crate::board::{Board, Square};
+use crate::engine::{
+    Count, CountEngine, CountSpec, Host, Limits, Ran, Recorded, Request, RunError, Split,
+};
 use crate::piece::Piece;
+
+/// The largest board the naive engine accepts: past it a count takes hours.
+pub const NAIVE_MAX_SQUARES: u64 = 36;
 
 /// Nodes between two looks at the stop flag: rare enough to leave the textbook loop as it is.
 const STOP_EVERY: u64 = 1 << 16;
 
-struct Naive<'s> {
+struct Search<'s> {
     rows: i32,
     cols: i32,
     offsets: Vec<(i32, i32)>,
@@ -23,7 +33,7 @@ struct Naive<'s> {
     stopped: bool,
 }
 
-impl Naive<'_> {
+impl Search<'_> {
     fn solve(&mut self, r: i32, c: i32, visited: usize) -> u64 {
         self.nodes += 1;
         // Relaxed: the flag only asks the search to give up; nothing is published through it
@@ -90,7 +100,7 @@ pub fn count_from_until(
     to: Option<Square>,
     stop: &AtomicBool,
 ) -> Option<u64> {
-    let mut s = Naive {
+    let mut s = Search {
         rows: board.rows as i32,
         cols: board.cols as i32,
         offsets: piece.offsets(),
@@ -127,6 +137,129 @@ pub fn count_open_all_until(
         .flat_map(|r| (0..board.cols).map(move |c| Square::new(r, c)))
         .map(|s| count_from_until(board, piece, s, false, to, stop))
         .sum()
+}
+
+/// The pieces of a naive count: open tours from every square are one piece a start square (so
+/// that the table by start square falls out of them); every other count is one piece.
+fn pieces(board: Board, spec: &CountSpec) -> usize {
+    if !spec.closed && spec.from.is_none() {
+        board.squares() as usize
+    } else {
+        1
+    }
+}
+
+/// Counts piece `i` (see [`pieces`]): directed tours, closed ones found in both directions from
+/// a1 when no end is fixed; `None` when stopped.
+fn count_piece(req: Request<'_>, i: usize, stop: &AtomicBool) -> Option<u64> {
+    let (board, piece, spec) = (req.board, req.piece, req.spec);
+    if spec.closed {
+        // every closed tour passes a1; read from there each cycle is found in both directions
+        let start = spec
+            .from
+            .filter(|_| spec.to.is_some())
+            .unwrap_or(board.square(0));
+        let to = spec.from.and(spec.to);
+        count_from_until(board, piece, start, true, to, stop)
+    } else {
+        let start = spec.from.unwrap_or(board.square(i as u32));
+        count_from_until(board, piece, start, false, spec.to, stop)
+    }
+}
+
+/// The figures of a naive count from its pieces' counts (directed, as [`count_piece`] gives
+/// them).
+fn figures(req: Request<'_>, counts: &[u64], complete: bool) -> Count {
+    let (board, spec) = (req.board, req.spec);
+    let n = board.squares();
+    let c: u64 = counts.iter().sum();
+    let (undirected, how) = if spec.closed {
+        if spec.from.is_some() && spec.to.is_some() {
+            (c, "backtracking from the start square to the end square")
+        } else {
+            (c / 2, "backtracking from a1, closed paths found twice each")
+        }
+    } else if spec.from.is_some() {
+        (c, "backtracking from the start square")
+    } else {
+        let und = if spec.to.is_some() || n == 1 {
+            c
+        } else {
+            c / 2
+        };
+        (und, "backtracking from every square")
+    };
+    Count {
+        directed: c.into(),
+        undirected: undirected.into(),
+        how: how.into(),
+        reason: None,
+        per_square: (complete && spec.per_square).then(|| counts.to_vec()),
+        seconds: 0.0,
+        peak: None,
+    }
+}
+
+/// Counts as the naive engine does, on this thread, piece after piece; `None` when `stop` was
+/// set before it finished (what the bench times).
+pub fn count(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    t0: Instant,
+    stop: &AtomicBool,
+) -> Option<Count> {
+    let req = Request { board, piece, spec };
+    let counts = (0..pieces(board, spec))
+        .map(|i| count_piece(req, i, stop))
+        .collect::<Option<Vec<u64>>>()?;
+    Some(Count {
+        seconds: t0.elapsed().as_secs_f64(),
+        ..figures(req, &counts, true)
+    })
+}
+
+/// Plain backtracking as an engine of the driver.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Naive;
+
+impl CountEngine for Naive {
+    fn name(&self) -> &'static str {
+        "naive"
+    }
+
+    fn run(&self, req: Request<'_>, _limits: &Limits, host: &dyn Host) -> Result<Ran, RunError> {
+        let split = Split {
+            pieces: pieces(req.board, req.spec),
+            param: 0,
+            fingerprint: 0,
+            weights: Vec::new(),
+        };
+        for i in host.start(&split)? {
+            match count_piece(req, i, host.stop()) {
+                Some(c) => host.done(i, c.into())?,
+                None => break,
+            }
+        }
+        Ok(Ran::default())
+    }
+
+    fn total(
+        &self,
+        req: Request<'_>,
+        cut: &Recorded,
+        counts: &BTreeMap<usize, BigUint>,
+        complete: bool,
+    ) -> Result<Count, RunError> {
+        let counts: Vec<u64> = (0..cut.pieces)
+            .map(|i| {
+                counts
+                    .get(&i)
+                    .map_or(0, |c| u64::try_from(c).unwrap_or(u64::MAX))
+            })
+            .collect();
+        Ok(figures(req, &counts, complete))
+    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The cancellable parallel driver: counts chosen work units of a plan and reports each one as it
+//! Counting work units in parallel: counts chosen work units of a plan and reports each one as it
 //! finishes, so a long count can be recorded, shown and stopped unit by unit.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -86,7 +86,8 @@ mod tests {
 
     use super::*;
     use crate::board::Board;
-    use crate::count::{CountSpec, count_units};
+    use crate::dfs::count_units;
+    use crate::engine::CountSpec;
     use crate::piece::Piece;
 
     #[test]

@@ -1,0 +1,253 @@
+//! The bitboard DFS engine: counts Hamiltonian paths and cycles on boards of up to 64 squares by
+//! a pruned depth-first search (see [`crate::search`]).
+//!
+//! A count is a [`Plan`] of root searches (one start square per symmetry orbit, closed tours
+//! anchored at a square of least degree), split into numbered work units (subtrees, in an order
+//! fixed by the board alone): the pieces the driver records, shards and merges. Rayon counts the
+//! units in parallel, each thread with its own memo table.
+
+pub mod plan;
+pub mod units;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
+pub use plan::{Plan, Root, Tally, Unit};
+pub use units::{Counter, count_each};
+
+use crate::board::Board;
+use crate::engine::{Count, CountEngine, Host, Limits, Ran, Recorded, Request, RunError, Split};
+use crate::error::{Error, Result};
+use crate::hash::Fnv;
+use crate::human::human_duration;
+
+/// Work units a count is split into, whatever the number of threads.
+pub const UNIT_TARGET: usize = 4096;
+
+/// Search nodes one thread gets through in a second, by Knuth's estimate: measured 5e7 to 1.5e8
+/// on this project's 2-core machines, taken low so that a count is refused only when clearly hopeless.
+const NODES_PER_THREAD_SECOND: f64 = 3e7;
+
+/// The longest count started without `--force`: 30 days.
+pub const REACH_SECONDS: f64 = 30.0 * 86_400.0;
+
+/// Estimated seconds a DFS count takes on `threads` threads (see [`Plan::estimate_nodes`]).
+#[must_use]
+pub fn estimate_seconds(plan: &Plan, threads: usize) -> f64 {
+    plan.estimate_nodes(1000, 0x5EED) / (NODES_PER_THREAD_SECOND * threads.max(1) as f64)
+}
+
+/// Refuses a DFS count of `plan` whose estimated time exceeds [`REACH_SECONDS`].
+pub fn check_reach_plan(plan: &Plan, board: Board, threads: usize) -> Result<f64> {
+    // every board of up to 40 squares counts within seconds; skip the estimate's milliseconds
+    if board.squares() <= 40 {
+        return Ok(0.0);
+    }
+    let secs = estimate_seconds(plan, threads);
+    if secs > REACH_SECONDS {
+        return Err(Error::Invalid(format!(
+            "counting these tours on {board} is out of reach: the search tree is estimated at {:.1e} nodes, about {} on {threads} thread{}; use --force to start anyway (with --checkpoint), or `knights estimate` for an estimate of the count in seconds",
+            secs * NODES_PER_THREAD_SECOND * threads as f64,
+            human_duration(secs),
+            if threads == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(secs)
+}
+
+/// Turns the weighted sum of a plan into the reported pair `(directed, undirected)`.
+#[must_use]
+pub fn tally(kind: Tally, sum: u64, squares: u64) -> (u64, u64) {
+    match kind {
+        Tally::OpenAll if squares == 1 => (sum, sum),
+        Tally::OpenAll => (sum, sum / 2),
+        Tally::Fixed => (sum, sum),
+        Tally::Cycles => (2 * sum, sum),
+    }
+}
+
+/// Counts every unit of `units` of `plan`, in parallel on the current rayon pool; the result is
+/// in unit order and does not depend on the number of threads.
+#[must_use]
+pub fn count_units(plan: &Plan, units: &[Unit]) -> Vec<u64> {
+    let counter = Counter::new(plan);
+    units
+        .par_iter()
+        .with_max_len(1)
+        .map(|u| counter.count(u))
+        .collect()
+}
+
+/// The weighted total of counted units.
+#[must_use]
+pub fn weigh(plan: &Plan, units: &[Unit], counts: &[u64]) -> u64 {
+    units
+        .iter()
+        .zip(counts)
+        .map(|(u, c)| plan.roots[u.root as usize].multiplier * c)
+        .sum()
+}
+
+/// The figures of a plan from the counts of its units (0 for a unit not counted), with the
+/// table by start square when `with_per_square`.
+#[must_use]
+pub fn figures(
+    board: Board,
+    plan: &Plan,
+    units: &[Unit],
+    counts: &[u64],
+    with_per_square: bool,
+    seconds: f64,
+) -> Count {
+    let (directed, undirected) = tally(plan.tally, weigh(plan, units, counts), board.squares());
+    Count {
+        directed: directed.into(),
+        undirected: undirected.into(),
+        how: plan.how.clone(),
+        reason: None,
+        per_square: with_per_square.then(|| per_square(board, plan, units, counts)),
+        seconds,
+        peak: None,
+    }
+}
+
+/// Directed open tours by start square (row-major) from the counts of every unit of a plan made
+/// with `per_square` set: each orbit's squares get its representative's count.
+#[must_use]
+pub fn per_square(board: Board, plan: &Plan, units: &[Unit], counts: &[u64]) -> Vec<u64> {
+    let mut by_root = vec![0u64; plan.roots.len()];
+    for (u, c) in units.iter().zip(counts) {
+        by_root[u.root as usize] += c;
+    }
+    let mut table = vec![0u64; board.squares() as usize];
+    for (orbit, root) in board.orbits().iter().filter_map(|o| {
+        plan.roots
+            .iter()
+            .position(|r| r.start == o[0])
+            .map(|i| (o, i))
+    }) {
+        for &s in orbit {
+            table[s as usize] = by_root[root];
+        }
+    }
+    table
+}
+
+/// The fingerprint of a plan's cut into units: its roots (start, weights, multiplier), its
+/// tally and every unit, in order (a count a theorem settles has no plan and no units).
+#[must_use]
+pub fn fingerprint(plan: Option<&Plan>, units: &[Unit]) -> u64 {
+    let mut h = Fnv::default();
+    if let Some(plan) = plan {
+        for r in &plan.roots {
+            h.eat(&r.start.to_le_bytes());
+            h.eat(&r.weight);
+            h.eat(&r.multiplier.to_le_bytes());
+        }
+        h.eat(&[match plan.tally {
+            Tally::OpenAll => 0,
+            Tally::Fixed => 1,
+            Tally::Cycles => 2,
+        }]);
+    }
+    for u in units {
+        h.eat(&u.root.to_le_bytes());
+        h.eat(&u.free.0.to_le_bytes());
+        h.eat(&u.cur.to_le_bytes());
+    }
+    h.value()
+}
+
+/// The DFS as an engine of the driver: one piece a work unit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dfs;
+
+impl Dfs {
+    /// The plan and its units as a run with `target` units cuts them.
+    fn cut(req: Request<'_>, target: usize) -> (Plan, Vec<Unit>) {
+        let plan = Plan::new(req.board, req.piece, req.spec);
+        let units = plan.units(target);
+        (plan, units)
+    }
+}
+
+impl CountEngine for Dfs {
+    fn name(&self) -> &'static str {
+        "dfs"
+    }
+
+    fn run(&self, req: Request<'_>, limits: &Limits, host: &dyn Host) -> Result<Ran, RunError> {
+        let plan = Plan::new(req.board, req.piece, req.spec);
+        if !limits.force {
+            // shards run side by side, so the whole run's estimate is shared among them
+            let threads = limits.threads * limits.shards.max(1) as usize;
+            let secs = check_reach_plan(&plan, req.board, threads)?;
+            if secs > 60.0 {
+                host.observer().info(&format!(
+                    "this count may take about {} (a rough estimate)",
+                    human_duration(secs)
+                ));
+            }
+        }
+        let units = plan.units(UNIT_TARGET);
+        let weights = units
+            .iter()
+            .map(|u| plan.roots[u.root as usize].multiplier)
+            .collect();
+        let split = Split {
+            pieces: units.len(),
+            param: UNIT_TARGET,
+            fingerprint: fingerprint(Some(&plan), &units),
+            weights,
+        };
+        let todo = host.start(&split)?;
+        let error = Mutex::new(None);
+        count_each(&plan, &units, &todo, host.stop(), |u, c| {
+            if let Err(e) = host.done(u, c.into()) {
+                error
+                    .lock()
+                    .expect("no worker panics holding the lock")
+                    .get_or_insert(e);
+            }
+        });
+        match error.into_inner().expect("the workers are done") {
+            Some(e) => Err(e),
+            None => Ok(Ran::default()),
+        }
+    }
+
+    fn total(
+        &self,
+        req: Request<'_>,
+        cut: &Recorded,
+        counts: &BTreeMap<usize, BigUint>,
+        complete: bool,
+    ) -> Result<Count, RunError> {
+        let (plan, units) = Dfs::cut(req, cut.param);
+        if fingerprint(Some(&plan), &units) != cut.fingerprint || units.len() != cut.pieces {
+            return Err(Error::Invalid(format!(
+                "the checkpoint's work units ({} of them, fingerprint {:016x}) differ from this program's; count or merge it with the version that wrote it",
+                cut.pieces, cut.fingerprint
+            ))
+            .into());
+        }
+        let counts: Vec<u64> = (0..units.len())
+            .map(|u| {
+                counts
+                    .get(&u)
+                    .map_or(0, |c| u64::try_from(c).unwrap_or(u64::MAX))
+            })
+            .collect();
+        Ok(figures(
+            req.board,
+            &plan,
+            &units,
+            &counts,
+            complete && req.spec.per_square,
+            0.0,
+        ))
+    }
+}

@@ -1,0 +1,254 @@
+//! The interface between the count driver and the engines that count: what is asked, what a
+//! running engine tells, and the numbered pieces every count is cut into.
+//!
+//! Every engine cuts its count into *pieces* whose counts add up to the total: the DFS's work
+//! units (subtrees of its search), the frontier engine's pieces (sets of the ways a tour can
+//! cross the middle of the board), the naive engine's single piece. The driver
+//! ([`crate::count::driver`]) decides which pieces a process counts (its shard), records each
+//! finished piece in the checkpoint log, shows progress, and puts the pieces' counts together,
+//! also from many machines (`knights merge`). An engine only counts the pieces it is handed and
+//! reports each one as it is done; what it keeps of a piece in progress is its own affair.
+//!
+//! The engines sit below the driver and import nothing from it: a count runs down from the
+//! driver into an engine and comes back up through the [`Host`] the driver lends it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use num_bigint::BigUint;
+use thiserror::Error;
+
+use crate::board::{Board, Square};
+use crate::error::Error;
+use crate::piece::Piece;
+use crate::store::CheckpointError;
+use crate::theory;
+
+/// What a count asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CountSpec {
+    pub closed: bool,
+    pub from: Option<Square>,
+    pub to: Option<Square>,
+    /// Count only one start square per symmetry orbit and weight by orbit size.
+    pub symmetry: bool,
+    /// Keep the counts of every start square (open tours only).
+    pub per_square: bool,
+}
+
+/// A count request as an engine sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    pub board: Board,
+    pub piece: &'a Piece,
+    pub spec: &'a CountSpec,
+}
+
+/// The bounds a run works within.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Worker threads of the pool the engine runs on.
+    pub threads: usize,
+    /// The most memory the engine's tables may take, in bytes.
+    pub max_memory: u64,
+    /// Start even when the engine's estimate says the count is out of reach.
+    pub force: bool,
+    /// Pieces asked for (`--pieces`); `None` lets the engine choose from the memory bound.
+    pub pieces: Option<usize>,
+    /// How many shards the run is split into (an engine cuts at least this many pieces where it
+    /// can, so that every shard has work).
+    pub shards: u32,
+    /// Where the driver keeps the checkpoint log: an engine that saves work in progress keeps
+    /// its own files beside it (`FILE.` plus a suffix of its own).
+    pub checkpoint: Option<PathBuf>,
+}
+
+/// Three quarters of the machine's memory (8 GiB where it cannot be read): a safe share.
+#[must_use]
+pub fn default_max_memory() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(8 << 30, |kb| kb * 1024);
+    total / 4 * 3
+}
+
+/// How an engine cut a count: told to the driver once, before any piece is counted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// The number of pieces.
+    pub pieces: usize,
+    /// What the cut depends on besides the request (the DFS's unit target, the frontier
+    /// engine's split layer): written in the checkpoint log.
+    pub param: usize,
+    /// A fingerprint of the cut: two runs with equal fingerprints have the same pieces.
+    pub fingerprint: u64,
+    /// How many tours of the report's headline figure a unit of piece `i`'s count stands for
+    /// (empty: one each), for progress.
+    pub weights: Vec<u64>,
+}
+
+impl Split {
+    /// The headline tours a count of piece `i` stands for.
+    #[must_use]
+    pub fn shown(&self, i: usize, count: u64) -> u64 {
+        count.saturating_mul(self.weights.get(i).copied().unwrap_or(1))
+    }
+}
+
+/// What an earlier run recorded in the checkpoint log this run resumes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub pieces: usize,
+    pub param: usize,
+    pub fingerprint: u64,
+}
+
+/// The driver's side of a run: an engine tells it how the count is cut, learns which pieces to
+/// count, and reports each one counted. Every method may be called from worker threads.
+pub trait Host: Sync {
+    /// The cut: returns the pieces this process counts and has not counted yet, in order.
+    fn start(&self, split: &Split) -> Result<Vec<usize>, RunError>;
+    /// Piece `i` is counted: `count` tours (in the engine's own unit; see [`CountEngine::total`]).
+    fn done(&self, i: usize, count: BigUint) -> Result<(), RunError>;
+    /// The cut an earlier run recorded in the checkpoint, if this run resumes one.
+    fn recorded(&self) -> Option<Recorded>;
+    /// Set when the count should stop (Ctrl-C, SIGTERM, a failed write): the engine returns
+    /// within moments, reporting only pieces it finished.
+    fn stop(&self) -> &AtomicBool;
+    /// Where progress and messages go.
+    fn observer(&self) -> &dyn Observer;
+}
+
+/// What a run found besides its pieces' counts.
+#[derive(Clone, Debug, Default)]
+pub struct Ran {
+    /// How the count was made, when the run knows more than [`CountEngine::total`] can say.
+    pub how: Option<String>,
+    /// The frontier engine's largest layer.
+    pub peak: Option<Peak>,
+}
+
+/// A counting engine.
+pub trait CountEngine: Sync {
+    /// The name printed in reports and written in checkpoints.
+    fn name(&self) -> &'static str;
+
+    /// Counts `req`: tells `host` the cut, then counts the pieces it hands back, reporting each.
+    /// Returns once they are all counted or the stop flag is set.
+    fn run(&self, req: Request<'_>, limits: &Limits, host: &dyn Host) -> Result<Ran, RunError>;
+
+    /// The figures of the pieces counted (`counts`, by piece, of the `pieces` of the cut that
+    /// `param` made); a piece not in `counts` counts 0. `complete` says every piece is there
+    /// (tables by start square are given only then).
+    fn total(
+        &self,
+        req: Request<'_>,
+        cut: &Recorded,
+        counts: &BTreeMap<usize, BigUint>,
+        complete: bool,
+    ) -> Result<Count, RunError>;
+}
+
+/// The answer to a count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Count {
+    /// Directed tours (open: every start and both directions; closed: twice the cycles).
+    pub directed: BigUint,
+    /// Undirected tours (open: directed / 2; closed: cycles).
+    pub undirected: BigUint,
+    /// How the total was assembled.
+    pub how: String,
+    /// The theorem that settles the count at zero, if one does.
+    pub reason: Option<theory::Obstruction>,
+    /// Directed open tours by start square (row-major), when asked for.
+    pub per_square: Option<Vec<u64>>,
+    pub seconds: f64,
+    /// What the frontier engine needed at its largest layer (`None` for the other engines).
+    pub peak: Option<Peak>,
+}
+
+impl Count {
+    /// The zero count a theorem settles.
+    #[must_use]
+    pub fn settled(
+        board: Board,
+        spec: &CountSpec,
+        reason: theory::Obstruction,
+        seconds: f64,
+    ) -> Count {
+        Count {
+            directed: BigUint::ZERO,
+            undirected: BigUint::ZERO,
+            how: "settled by a theorem".into(),
+            per_square: spec.per_square.then(|| vec![0; board.squares() as usize]),
+            reason: Some(reason),
+            seconds,
+            peak: None,
+        }
+    }
+}
+
+/// The frontier engine's largest layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Peak {
+    /// Squares in the frontier window.
+    pub window: u32,
+    /// States in the largest layer.
+    pub states: u64,
+    /// Bytes the state tables held at most.
+    pub bytes: u64,
+}
+
+/// Progress of a count made of layers (the frontier engine): one layer done.
+#[derive(Clone, Debug)]
+pub struct LayerProgress {
+    /// Layers done in the current stage, counting those resumed from a checkpoint.
+    pub done: usize,
+    /// Layers of the current stage.
+    pub total: usize,
+    /// States in the layer just made.
+    pub states: u64,
+    /// Bytes the state tables hold now.
+    pub bytes: u64,
+    /// What the engine is doing (`forward`, `crossing`, `join`, ...).
+    pub phase: &'static str,
+    /// The piece being counted, as `(number, pieces)`; `None` for the work all pieces share.
+    pub piece: Option<(usize, usize)>,
+}
+
+/// What a running count tells its caller; every method may be called from worker threads.
+pub trait Observer: Sync {
+    /// Something the user should see whatever the display (a damaged checkpoint line dropped).
+    fn warn(&self, _message: &str) {}
+    /// Something worth saying when a person watches (how long the count may take).
+    fn info(&self, _message: &str) {}
+    /// The pieces are known: `total` pieces for this process, `done` of them already counted,
+    /// `tours` found in those.
+    fn units(&self, _total: u64, _done: u64, _tours: u64) {}
+    /// One piece counted, holding `tours` tours (weighted as the report shows them).
+    fn unit_done(&self, _tours: u64) {}
+    /// A layered count made a layer (or starts a stage, with `done` resumed).
+    fn layer(&self, _progress: &LayerProgress) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// Errors of a count: bad requests, checkpoint trouble, a pool that cannot start.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Input(#[from] Error),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error("cannot start {threads} threads: {why}")]
+    Threads { threads: usize, why: String },
+}

@@ -1,0 +1,286 @@
+//! Files that must survive a crash: written whole or not at all (a temporary file, fsync,
+//! rename), read only when they are regular files, and locked by one run at a time. The count
+//! driver's checkpoint log and the frontier engine's saved layers both rest on these.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use thiserror::Error;
+
+use crate::input::{self, InputError};
+
+/// Errors reading or writing a checkpoint; each names the file.
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    #[error("cannot {action} checkpoint '{}': {source}", .path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("checkpoint '{}' is {kind}, not a regular file", .path.display())]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("checkpoint '{}' is in use by another process (a count holds its lock file '{}'); wait for it to finish, or give another file", .path.display(), .lock.display())]
+    InUse { path: PathBuf, lock: PathBuf },
+    #[error("'{}' is not a knights checkpoint: {why}", .path.display())]
+    NotACheckpoint { path: PathBuf, why: String },
+    #[error("checkpoint '{}' is damaged: {why}; it cannot be trusted, delete it to count again", .path.display())]
+    Damaged { path: PathBuf, why: String },
+    #[error("checkpoint '{}' belongs to a different run: its {field} is {file}, this run's is {run}", .path.display())]
+    Mismatch {
+        path: PathBuf,
+        field: &'static str,
+        file: String,
+        run: String,
+    },
+    #[error("checkpoint '{}' records unit {unit} twice with different counts ({a} and {b})", .path.display())]
+    Conflict {
+        path: PathBuf,
+        unit: usize,
+        a: String,
+        b: String,
+    },
+    #[error("checkpoint '{}' records unit {unit}, which is not one of the units of shard {shard} of {units}", .path.display())]
+    Foreign {
+        path: PathBuf,
+        unit: usize,
+        shard: String,
+        units: usize,
+    },
+}
+
+/// The bytes of the regular file at `path`; a device, pipe or directory is refused unread.
+pub(crate) fn read_regular(path: &Path) -> Result<Vec<u8>, CheckpointError> {
+    let mut file = input::open_regular(path).map_err(|e| from_input(path, e))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|source| CheckpointError::Io {
+            action: "read",
+            path: path.into(),
+            source,
+        })?;
+    Ok(bytes)
+}
+
+/// Replaces `path` with `bytes` atomically (see [`replace_with`]).
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    replace_with(path, |f| f.write_all(bytes))
+}
+
+/// Tells temporary files of one process apart.
+static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// A temporary name beside `path` that no other writer uses: the process id and a serial number
+/// (`FILE.tmp.PID.N`), created new so that even a stale file of that name is never reused.
+fn temp_beside(path: &Path) -> Result<(PathBuf, File), io::Error> {
+    loop {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(
+            ".tmp.{}.{}",
+            std::process::id(),
+            // Relaxed: only uniqueness matters, and the increment is atomic
+            TEMP_SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = PathBuf::from(name);
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Replaces `path` with what `write` writes, atomically: into a temporary file of a unique name
+/// beside it, fsync, rename, and fsync the folder so the rename itself survives a power cut. A
+/// reader sees the old file or the new one, never a part; the temporary file is removed on error.
+pub(crate) fn replace_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), CheckpointError> {
+    let io = |action, source| CheckpointError::Io {
+        action,
+        path: path.into(),
+        source,
+    };
+    let (tmp, mut f) = temp_beside(path).map_err(|e| io("create", e))?;
+    let written = write(&mut f)
+        .map_err(|e| io("write", e))
+        .and_then(|()| f.sync_all().map_err(|e| io("sync", e)));
+    drop(f);
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path).map_err(|e| io("write", e))) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // folders cannot be opened for syncing everywhere; where they cannot, the rename is still atomic
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// An exclusive lock on a run's checkpoint, held while the run lasts: a second process given the
+/// same checkpoint is refused ([`CheckpointError::InUse`]) instead of doing the same work and
+/// racing on the file. The lock is taken on a file beside the checkpoint, `FILE.lock` (the
+/// checkpoint itself is replaced by renames, which would leave a lock on it behind on the old
+/// file); it is an advisory `flock`-style lock, which the system releases when the process ends
+/// however it ends, and the file is removed when the run ends normally.
+#[derive(Debug)]
+pub struct CheckpointLock {
+    path: PathBuf,
+    /// Holds the lock while it is open.
+    _file: File,
+}
+
+impl CheckpointLock {
+    /// Locks the checkpoint at `checkpoint`, which need not exist yet (something that exists
+    /// there must be a regular file).
+    pub fn acquire(checkpoint: &Path) -> Result<CheckpointLock, CheckpointError> {
+        input::check_regular(checkpoint).map_err(|e| from_input(checkpoint, e))?;
+        let mut name = checkpoint.as_os_str().to_owned();
+        name.push(".lock");
+        let path = PathBuf::from(name);
+        // errors name the checkpoint the user gave; the action names the lock file's part
+        let io = |action, source| CheckpointError::Io {
+            action,
+            path: checkpoint.into(),
+            source,
+        };
+        loop {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| io("create the lock file of", e))?;
+            match fs4::FileExt::try_lock(&file) {
+                Ok(()) => {}
+                Err(fs4::TryLockError::WouldBlock) => {
+                    return Err(CheckpointError::InUse {
+                        path: checkpoint.into(),
+                        lock: path,
+                    });
+                }
+                Err(fs4::TryLockError::Error(e)) => return Err(io("lock", e)),
+            }
+            // the last holder removes the file as it finishes: if it did so after we opened it,
+            // the lock is on a file nobody else will open, so take the one at the path instead
+            if same_file(&path, &file) {
+                file.set_len(0)
+                    .map_err(|e| io("write the lock file of", e))?;
+                writeln!(file, "{}", std::process::id())
+                    .map_err(|e| io("write the lock file of", e))?;
+                return Ok(CheckpointLock { path, _file: file });
+            }
+        }
+    }
+
+    /// The lock file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for CheckpointLock {
+    fn drop(&mut self) {
+        // removed while still locked: a process that opened it meanwhile sees it gone and retries
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Whether `path` names the open `file` (a removed or replaced file does not).
+fn same_file(path: &Path, file: &File) -> bool {
+    let (Ok(a), Ok(b)) = (fs::metadata(path), file.metadata()) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        // a file that is open cannot be removed there, so the path still names it
+        let _ = (a, b);
+        true
+    }
+}
+
+/// A checkpoint's error from an input check.
+fn from_input(path: &Path, e: InputError) -> CheckpointError {
+    match e {
+        InputError::NotAFile { path, kind } => CheckpointError::NotAFile { path, kind },
+        InputError::Io { source, .. } => CheckpointError::Io {
+            action: "read",
+            path: path.into(),
+            source,
+        },
+        e => CheckpointError::Io {
+            action: "read",
+            path: path.into(),
+            source: io::Error::other(e.to_string()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_locked_by_one_run_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let lock = CheckpointLock::acquire(&path).unwrap();
+        assert!(lock.path().exists());
+        let e = CheckpointLock::acquire(&path).unwrap_err();
+        assert!(matches!(e, CheckpointError::InUse { .. }), "{e}");
+        assert!(e.to_string().contains("in use by another process"), "{e}");
+        let lock_file = lock.path().to_path_buf();
+        drop(lock);
+        assert!(!lock_file.exists(), "the lock file is removed at the end");
+        // a lock file left behind (by a process killed with -9) holds no lock
+        fs::write(&lock_file, "12345\n").unwrap();
+        let again = CheckpointLock::acquire(&path).unwrap();
+        assert_eq!(
+            fs::read_to_string(again.path()).unwrap(),
+            format!("{}\n", std::process::id())
+        );
+    }
+
+    #[test]
+    fn special_files_are_refused_and_temporary_names_are_unique() {
+        #[cfg(unix)]
+        {
+            let zero = Path::new("/dev/zero");
+            assert!(matches!(
+                read_regular(zero),
+                Err(CheckpointError::NotAFile { .. })
+            ));
+            assert!(matches!(
+                CheckpointLock::acquire(zero),
+                Err(CheckpointError::NotAFile { .. })
+            ));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        let (a, _) = temp_beside(&path).unwrap();
+        let (b, _) = temp_beside(&path).unwrap();
+        assert_ne!(a, b);
+        assert!(
+            a.to_string_lossy()
+                .contains(&format!(".tmp.{}.", std::process::id()))
+        );
+        replace(&path, b"x").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"x");
+        // only the checkpoint and the two names taken above: replace leaves no temporary behind
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+}
