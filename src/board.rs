@@ -5,8 +5,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 
-/// The largest side a board may have.
-pub const MAX_SIDE: u32 = 10_000;
+pub use crate::limits::MAX_SIDE;
 
 /// A rectangular board of `rows` ranks by `cols` files. Square `(row, col)` has index
 /// `row * cols + col`; row 0 is rank 1 and col 0 is file `a`.

@@ -5,14 +5,14 @@ use thiserror::Error;
 /// Errors from parsing user input and from requests an engine cannot serve.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Error {
-    #[error("invalid board '{}': {why} (write ROWSxCOLS, e.g. 8x8 or 3x10, each side 1..={max})", clip(.value), max = crate::board::MAX_SIDE)]
+    #[error("invalid board '{}': {why} (write ROWSxCOLS, e.g. 8x8 or 3x10, each side 1..={max})", clip(.value), max = crate::limits::MAX_SIDE)]
     BadBoard { value: String, why: &'static str },
-    #[error("board '{}' is too large: each side may be at most {max} (boards of up to {max_squares} squares); a tour of it would need about {need} of memory at 4 bytes a square", clip(.value), max = crate::board::MAX_SIDE, max_squares = u64::from(crate::board::MAX_SIDE).pow(2), need = crate::human::human_bytes(*squares * 4))]
+    #[error("board '{}' is too large: each side may be at most {max} (boards of up to {max_squares} squares); a tour of it would need about {need} of memory at 4 bytes a square", clip(.value), max = crate::limits::MAX_SIDE, max_squares = u64::from(crate::limits::MAX_SIDE).pow(2), need = crate::human::human_bytes(*squares * 4))]
     BoardTooLarge { value: String, squares: u64 },
     #[error(
         "invalid square '{}': write it as algebraic (a1, h8, aa12) or COL,RANK (1-based, e.g. 3,5; each 1..={max})",
         clip(.value),
-        max = crate::board::MAX_SIDE
+        max = crate::limits::MAX_SIDE
     )]
     BadSquare { value: String },
     #[error("square '{}' is off the {board} board (files a..{last_file}, ranks 1..{rows})", clip(.value))]
@@ -22,7 +22,7 @@ pub enum Error {
         last_file: String,
         rows: u32,
     },
-    #[error("invalid piece '{}': {why} (allowed: knight, camel, zebra, giraffe, A,B with 0 <= A,B <= {max} not both 0, or a union such as 3,0+2,2)", clip(.value), max = crate::piece::MAX_LEAP)]
+    #[error("invalid piece '{}': {why} (allowed: knight, camel, zebra, giraffe, A,B with 0 <= A,B <= {max} not both 0, or a union such as 3,0+2,2)", clip(.value), max = crate::limits::MAX_LEAP)]
     BadPiece { value: String, why: &'static str },
     #[error("the {board} board has {squares} squares; {engine} handles at most {max}. {hint}")]
     TooLarge {

@@ -103,6 +103,7 @@ pub mod heuristics;
 pub mod human;
 pub mod hunt;
 pub mod input;
+pub mod limits;
 pub mod naive;
 pub mod piece;
 pub mod render;

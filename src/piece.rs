@@ -5,8 +5,7 @@ use std::str::FromStr;
 
 use crate::error::{Error, Result};
 
-/// The largest leap component accepted.
-pub const MAX_LEAP: u32 = 64;
+pub use crate::limits::MAX_LEAP;
 
 /// An `(a, b)` leaper: it jumps `a` squares along one axis and `b` along the other, in every
 /// direction and orientation.

@@ -43,7 +43,7 @@ pub enum TourError {
     },
     #[error(
         "the path has {got} square{} but the {board} board has {expected}; first unvisited square: {missing}",
-        crate::render::plural(*got as u64)
+        crate::human::plural(*got as u64)
     )]
     Incomplete {
         got: usize,

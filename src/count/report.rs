@@ -107,7 +107,7 @@ impl<'a> Report<'a> {
             s += &format!(
                 "frontier: window of {} square{}, peak {} states, {}\n",
                 peak.window,
-                crate::render::plural(peak.window as u64),
+                crate::human::plural(peak.window as u64),
                 group_u64(peak.states),
                 human_bytes(peak.bytes)
             );

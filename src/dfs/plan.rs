@@ -157,7 +157,7 @@ impl Plan {
                 let how = format!(
                     "every start square searched ({} square{})",
                     roots.len(),
-                    crate::render::plural(roots.len() as u64)
+                    crate::human::plural(roots.len() as u64)
                 );
                 Plan {
                     graph: g,
@@ -204,14 +204,14 @@ impl Plan {
                         "one start square per symmetry orbit ({} of {} square{}), times the orbit size",
                         roots.len(),
                         g.n,
-                        crate::render::plural(g.n as u64)
+                        crate::human::plural(g.n as u64)
                     )
                 } else {
                     format!(
                         "one start square per symmetry orbit ({} of {} square{}), times the orbit size; each path counted from its end in the earlier orbit, twice",
                         roots.len(),
                         g.n,
-                        crate::render::plural(g.n as u64)
+                        crate::human::plural(g.n as u64)
                     )
                 };
                 Plan {
