@@ -136,6 +136,10 @@ fn key_place(key: u64) -> (usize, usize) {
     (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
 }
 
+/// A merged count found odd: the tables cannot be trusted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Odd;
+
 /// The right half's states grouped by class and terminals (see [`group`]).
 pub(crate) struct RightIndex {
     classes: FxHashMap<u64, (usize, usize)>,
@@ -157,12 +161,12 @@ impl RightIndex {
         remap: &[u8],
         m: u32,
         boundary: &Boundary,
-    ) -> RightIndex {
+    ) -> Result<RightIndex, Odd> {
         let limbs = right.limbs();
         let (mirror, remap) = (Perm::new(mirror), Perm::new(remap));
         // per part: a sort key for each row (its group above, its part and its row there
         // below), the rows' links and their counts
-        let parts: Vec<(Vec<u64>, Vec<Right>, Vec<u64>)> = (0..right.part_count())
+        let parts: Vec<(Vec<u64>, Vec<Right>, Vec<u64>, bool)> = (0..right.part_count())
             .into_par_iter()
             .map(|p| {
                 let n = right.part_len(p) * 2;
@@ -177,6 +181,7 @@ impl RightIndex {
                     counts.extend_from_slice(c);
                 };
                 let mut half = vec![0u64; limbs];
+                let mut odd = false;
                 for (k, c) in right.part(p) {
                     debug_assert!((m..K::SLOTS).all(|s| k.get(s) == FREE));
                     let image = mirror.apply(k, m);
@@ -189,14 +194,19 @@ impl RightIndex {
                             *hl = (l >> 1) | (carry << 63);
                             carry = l & 1;
                         }
-                        debug_assert_eq!(carry, 0, "a merged count is even");
+                        odd |= carry != 0;
                         row(k, &half);
                         row(image, &half);
                     }
                 }
-                (keys, rows, counts)
+                (keys, rows, counts, odd)
             })
             .collect();
+        // a state and its mirror image have as many ways each: their merged count is even, or
+        // the tables are not what they should be and no count of them can be trusted
+        if parts.iter().any(|p| p.3) {
+            return Err(Odd);
+        }
         // one list of keys, sorted: each group a run
         let total: usize = parts.iter().map(|p| p.1.len()).sum();
         let mut keys = Vec::with_capacity(total);
@@ -226,12 +236,12 @@ impl RightIndex {
                 parts[p].2[r * limbs..(r + 1) * limbs].iter().copied()
             })
             .collect();
-        RightIndex {
+        Ok(RightIndex {
             classes,
             states,
             counts,
             limbs,
-        }
+        })
     }
 
     /// Bytes the index holds.
@@ -458,6 +468,26 @@ mod tests {
         pairs.iter().fold(0, |m, &(a, b)| {
             m | u64::from(b) << (4 * a) | u64::from(a) << (4 * b)
         })
+    }
+
+    #[test]
+    fn an_odd_merged_count_is_refused() {
+        // slots 0 and 1 are the boundary; the mirror swaps them
+        let (mirror, same): (Vec<u8>, Vec<u8>) = ((0..16).collect(), (0..16).collect());
+        let mut mirror = mirror;
+        mirror.swap(0, 1);
+        let boundary = Boundary { slots: vec![0, 1] };
+        let key = 0u64.set(0, SAT);
+        for (count, ok) in [(4u64, true), (3, false)] {
+            let mut right = Layer::<u64>::empty(1);
+            right.insert(key, &[count]);
+            let index = RightIndex::new(&right, &mirror, &same, 2, &boundary);
+            assert_eq!(index.is_ok(), ok, "count {count}");
+            if let Ok(i) = index {
+                // the state and its image, two each
+                assert_eq!(i.counts, vec![2, 2]);
+            }
+        }
     }
 
     #[test]

@@ -929,7 +929,7 @@ impl<'a, K: Key> Run<'a, K> {
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
-        let index = self.right_index(&shared.right, cut, &boundary);
+        let index = self.right_index(&shared.right, cut, &boundary)?;
         let index_bytes = index.bytes();
         let right_len = shared.right.len();
         drop(shared.right);
@@ -1132,7 +1132,7 @@ impl<'a, K: Key> Run<'a, K> {
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
-        let index = self.right_index(&right, cut, &boundary);
+        let index = self.right_index(&right, cut, &boundary)?;
         let prefixes = Prefixes::new(&index, cross_steps);
         let index_bytes = index.bytes();
         let mut rules = self.rules.clone();
@@ -1213,7 +1213,12 @@ impl<'a, K: Key> Run<'a, K> {
     /// The right half's table indexed as the left half's crossing sees it: mirror images
     /// expanded (a state and its image share the merged count), and the slots renumbered to the
     /// crossing's.
-    fn right_index(&self, right: &Layer<K>, cut: Cut, boundary: &Boundary) -> RightIndex {
+    fn right_index(
+        &self,
+        right: &Layer<K>,
+        cut: Cut,
+        boundary: &Boundary,
+    ) -> Result<RightIndex, RunError> {
         let (w, h) = (self.walk.w as usize, cut.cross as usize);
         let m = w * h;
         let window = K::SLOTS as usize;
@@ -1224,7 +1229,13 @@ impl<'a, K: Key> Run<'a, K> {
         let remap: Vec<u8> = (0..window)
             .map(|s| if s < m { (h - 1 - s / w) * w + s % w } else { s } as u8)
             .collect();
-        RightIndex::new(right, &mirror, &remap, m as u32, boundary)
+        RightIndex::new(right, &mirror, &remap, m as u32, boundary).map_err(|_| {
+            Error::Invalid(format!(
+                "the frontier tables of {} hold a state whose merged count with its mirror image is odd, which no whole number of tours gives: the count cannot be trusted (a fault of the machine or the program; please report it)",
+                self.req.board
+            ))
+            .into()
+        })
     }
 
     fn foreign_phase(&self) -> RunError {

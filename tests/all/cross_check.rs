@@ -570,3 +570,72 @@ fn frontier_counts_other_pieces_like_the_dfs() {
         }
     }
 }
+
+/// The frontier engine cut into pieces: the pieces add up to the whole count on every board it
+/// meets in the middle up to 40 squares, open and closed, for every number of pieces from 2 to 9
+/// and past the patterns there are (empty pieces count nothing), at every cut it allows, and for
+/// other leapers; a count it walks in one sweep (`--from`/`--to`) is one piece.
+#[test]
+fn frontier_pieces_add_up_to_the_whole() {
+    use frontier::Method;
+    let knight = Piece::knight();
+    let count = |b: Board, p: &Piece, sp: &CountSpec, m: Method, pieces: usize| {
+        let c = frontier::count_with(b, p, sp, m, Some(pieces))
+            .unwrap_or_else(|e| panic!("{b} {sp:?} {m:?} in {pieces}: {e}"));
+        (c.directed, c.undirected)
+    };
+    let mut split = 0;
+    for b in boards_rows_le_cols(40) {
+        for closed in [false, true] {
+            if !frontier::splits(b, &knight, &spec(closed)) {
+                continue;
+            }
+            let whole = count(b, &knight, &spec(closed), Method::Auto, 1);
+            for pieces in (2..=9).chain([64, 5000]) {
+                assert_eq!(
+                    count(b, &knight, &spec(closed), Method::Auto, pieces),
+                    whole,
+                    "{b} closed={closed} in {pieces} pieces"
+                );
+                split += 1;
+            }
+            for c in 1..b.cols {
+                if let Ok(f) =
+                    frontier::count_with(b, &knight, &spec(closed), Method::MeetAt(c), Some(3))
+                {
+                    assert_eq!((f.directed, f.undirected), whole, "{b} cut {c} in 3");
+                }
+            }
+        }
+    }
+    assert!(split > 300, "only {split} split counts");
+    for name in ["camel", "zebra", "giraffe", "0,1", "3,0+2,2"] {
+        let p: Piece = name.parse().unwrap();
+        for b in boards_rows_le_cols(24) {
+            for closed in [false, true] {
+                if !frontier::splits(b, &p, &spec(closed)) {
+                    continue;
+                }
+                let whole = count(b, &p, &spec(closed), Method::Auto, 1);
+                for pieces in [2, 3, 7] {
+                    assert_eq!(
+                        count(b, &p, &spec(closed), Method::Auto, pieces),
+                        whole,
+                        "{b} {p} closed={closed} in {pieces}"
+                    );
+                }
+            }
+        }
+    }
+    // a count with a fixed end is walked in one sweep: one piece, whatever is asked
+    let b = board(5, 6);
+    let from = CountSpec {
+        from: Some(b.square(0)),
+        ..spec(false)
+    };
+    assert!(!frontier::splits(b, &knight, &from));
+    assert_eq!(
+        count(b, &knight, &from, Method::Auto, 4),
+        count(b, &knight, &from, Method::Auto, 1)
+    );
+}

@@ -136,6 +136,84 @@ fn slow_rows() {
     assert!(run_tier("slow") > 0);
 }
 
+/// Counts one row with the frontier engine cut into pieces, twice: in one run of 7 pieces, and
+/// in 5 pieces by 3 shards, each a run with its own checkpoint, merged; `Ok(false)` when the
+/// engine does not cut this row's count (a sweep, a board it does not take, a count a theorem
+/// settles before any engine runs).
+fn check_by_pieces(row: &Row) -> Result<bool, String> {
+    use knights::count::driver::{self, Job, Merged, Quiet};
+    use std::sync::atomic::AtomicBool;
+    let b = row.board;
+    let spec = CountSpec {
+        closed: row.closed,
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    if row.from.is_some()
+        || row.to.is_some()
+        || !knights::frontier::splits(b, &row.piece, &spec)
+        || count::obstruction(b, &row.piece, &spec).is_some()
+    {
+        return Ok(false);
+    }
+    let figure = |c: &count::Count| {
+        if row.directed {
+            c.directed.clone()
+        } else {
+            c.undirected.clone()
+        }
+    };
+    let stop = AtomicBool::new(false);
+    let mut job = Job::new(b, row.piece.clone(), spec, Engine::Frontier);
+    job.pieces = Some(7);
+    let whole = driver::run(&job, &stop, &Quiet).map_err(|e| format!("line {}: {e}", row.line))?;
+    if figure(&whole.count) != row.count || whole.units != 7 {
+        return Err(format!(
+            "line {}: {b} in 7 pieces: {} in {} pieces",
+            row.line,
+            figure(&whole.count),
+            whole.units
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for k in 0..3 {
+        let path = dir.path().join(format!("shard-{k}.ckpt"));
+        job.pieces = Some(5);
+        job.shard = Some(format!("{k}/3").parse().unwrap());
+        job.checkpoint = Some(path.clone());
+        let o = driver::run(&job, &stop, &Quiet).map_err(|e| format!("line {}: {e}", row.line))?;
+        assert!(o.finished && !o.complete(), "line {}: shard {k}", row.line);
+        files.push(path);
+    }
+    match driver::merge(&files, &Quiet).map_err(|e| format!("line {}: {e}", row.line))? {
+        Merged::Total { outcome, .. } if figure(&outcome.count) == row.count => Ok(true),
+        m => Err(format!("line {}: {b} by shards: {m:?}", row.line)),
+    }
+}
+
+fn run_tier_by_pieces(tier: &str) -> usize {
+    let rows: Vec<Row> = rows().into_iter().filter(|r| r.tier == tier).collect();
+    let results: Vec<Result<bool, String>> = rows.iter().map(check_by_pieces).collect();
+    let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    results.iter().filter(|r| matches!(r, Ok(true))).count()
+}
+
+/// The fast rows the frontier engine cuts into pieces, by pieces and by merged shards.
+#[test]
+fn fast_rows_by_pieces_and_shards() {
+    let n = run_tier_by_pieces("fast");
+    assert!(n >= 20, "only {n} fast rows were cut into pieces");
+}
+
+/// The slow rows (7x8 closed, 6x10 closed, 5x12 open, ...) by pieces and by merged shards.
+#[test]
+#[ignore = "slow: minutes; run with --ignored"]
+fn slow_rows_by_pieces_and_shards() {
+    assert!(run_tier_by_pieces("slow") > 0);
+}
+
 /// rows, cols, piece, closed, from, to, directed
 type Key = (u32, u32, String, bool, Option<String>, Option<String>, bool);
 
