@@ -136,6 +136,10 @@ fn key_place(key: u64) -> (usize, usize) {
     (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
 }
 
+/// One partition of the right half read for the index: sort keys, links and counts of its
+/// rows, and whether a merged count was odd.
+type IndexPart = (Vec<u64>, Vec<Right>, Vec<u64>, bool);
+
 /// A merged count found odd: the tables cannot be trusted.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Odd;
@@ -166,7 +170,7 @@ impl RightIndex {
         let (mirror, remap) = (Perm::new(mirror), Perm::new(remap));
         // per part: a sort key for each row (its group above, its part and its row there
         // below), the rows' links and their counts
-        let parts: Vec<(Vec<u64>, Vec<Right>, Vec<u64>, bool)> = (0..right.part_count())
+        let parts: Vec<IndexPart> = (0..right.part_count())
             .into_par_iter()
             .map(|p| {
                 let n = right.part_len(p) * 2;
