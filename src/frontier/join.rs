@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::state::{FREE, Key, Perm, SAT, TERM, byte_table};
-use super::sweep::big;
+use super::sweep::{big, big_words};
 use super::table::Layer;
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
@@ -186,7 +186,12 @@ impl RightIndex {
                 };
                 let mut half = vec![0u64; limbs];
                 let mut odd = false;
+                let mut words = vec![0u64; limbs];
                 for (k, c) in right.part(p) {
+                    for (w, l) in words.iter_mut().zip(c.words()) {
+                        *w = l;
+                    }
+                    let c = &words[..];
                     debug_assert!((m..K::SLOTS).all(|s| k.get(s) == FREE));
                     let image = mirror.apply(k, m);
                     if image == k {
@@ -439,8 +444,8 @@ pub(crate) fn join<K: Key>(
                     continue;
                 }
                 let rc = &right.counts[i * right.limbs..(i + 1) * right.limbs];
-                if let ([x], [y]) = (c, rc) {
-                    let prod = u128::from(*x) * u128::from(*y);
+                if let (Some(x), [y]) = (c.single(), rc) {
+                    let prod = u128::from(x) * u128::from(*y);
                     match small.checked_add(prod) {
                         Some(s) => small = s,
                         None => {
@@ -449,7 +454,7 @@ pub(crate) fn join<K: Key>(
                         }
                     }
                 } else {
-                    big_sum += big(c) * big(rc);
+                    big_sum += big(c.bytes()) * big_words(rc);
                 }
             }
         }
@@ -483,7 +488,7 @@ mod tests {
         let boundary = Boundary { slots: vec![0, 1] };
         let key = 0u64.set(0, SAT);
         for (count, ok) in [(4u64, true), (3, false)] {
-            let mut right = Layer::<u64>::empty(1);
+            let mut right = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 1 });
             right.insert(key, &[count]);
             let index = RightIndex::new(&right, &mirror, &same, 2, &boundary);
             assert_eq!(index.is_ok(), ok, "count {count}");

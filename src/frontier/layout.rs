@@ -81,6 +81,11 @@ impl Walk {
         }
     }
 
+    /// Bytes a state's key takes in a table: two slots a byte.
+    pub(crate) fn key_bytes(&self) -> usize {
+        self.window().div_ceil(2) as usize
+    }
+
     /// The slots a state needs: the farthest a square's last neighbour comes after it, plus one.
     pub(crate) fn window(&self) -> u32 {
         (0..self.n)

@@ -646,7 +646,7 @@ impl<'a, K: Key> Run<'a, K> {
     /// (a lower bound on the column's).
     fn profile(&mut self, max_states: u64) -> Vec<(u32, u64)> {
         let steps = layout::steps::<K>(&self.walk, &self.rules, 0, self.walk.n);
-        let mut layer = Layer::single(K::ZERO, 1);
+        let mut layer = Layer::single(K::ZERO, self.walk.key_bytes(), 1);
         let mut out = Vec::new();
         let w = self.walk.w;
         for (i, step) in steps[..steps.len() - 1].iter().enumerate() {
@@ -696,7 +696,7 @@ impl<'a, K: Key> Run<'a, K> {
             Some(cut) => col[cut.right as usize].max(CROSSING_GROWTH * col[cut.left as usize]),
             None => col[(len as usize * 3).div_ceil(4)],
         };
-        let entry = (K::BYTES + 8) as f64;
+        let entry = (self.walk.key_bytes() + 8) as f64;
         // two tables at 3/4 full, plus the join's index and the batches
         let bytes = states * entry / 0.75 * 2.5;
         let threads = self.limits.threads.max(1) as f64;
@@ -849,7 +849,7 @@ impl<'a, K: Key> Run<'a, K> {
                 (s.take("current").ok_or_else(|| self.foreign_phase())?, done)
             }
             Some(_) => return Err(self.foreign_phase()),
-            None => (Layer::single(K::ZERO, 1), 0),
+            None => (Layer::single(K::ZERO, self.walk.key_bytes(), 1), 0),
         };
         self.saver.saved = first > 0;
         self.progress(first, &layer, "sweep");
@@ -869,7 +869,7 @@ impl<'a, K: Key> Run<'a, K> {
 
     fn load_layers(&self) -> Result<Option<Snapshot<K>>, RunError> {
         match &self.saver.path {
-            Some(p) => Ok(snapshot::load::<K>(p, &self.name)?),
+            Some(p) => Ok(snapshot::load::<K>(p, &self.name, self.walk.key_bytes())?),
             None => Ok(None),
         }
     }
@@ -1051,7 +1051,7 @@ impl<'a, K: Key> Run<'a, K> {
     /// interrupted.
     fn shared(&mut self, cut: Cut) -> Result<Option<Shared<K>>, RunError> {
         if let Some(p) = &self.split_path {
-            if let Some(mut s) = snapshot::load::<K>(p, &self.name)? {
+            if let Some(mut s) = snapshot::load::<K>(p, &self.name, self.walk.key_bytes())? {
                 let (right, first) = (s.take("right"), s.take("first"));
                 return match (s.phase.as_str(), right, first) {
                     ("split", Some(right), Some(first)) => Ok(Some(Shared {
@@ -1082,7 +1082,7 @@ impl<'a, K: Key> Run<'a, K> {
             let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, lsq.max(rsq) as u32);
             let mut layer = match current.take() {
                 Some(l) => l,
-                None if done == 0 => Layer::single(K::ZERO, 1),
+                None if done == 0 => Layer::single(K::ZERO, self.walk.key_bytes(), 1),
                 None => return Err(self.foreign_phase()),
             };
             self.progress(done, &layer, "forward");

@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn a_pattern_and_its_mirror_are_one() {
         // column of 4: slots 3..0 hold squares 0..3
-        let mut t = Layer::<u64>::empty(1);
+        let mut t = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 1 });
         let key = |codes: [u8; 4]| {
             codes
                 .iter()

@@ -32,7 +32,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::state::Key;
-use super::table::Layer;
+use super::table::{Layer, Shape};
 use crate::store::{CheckpointError, read_regular, replace_with};
 
 /// The first line, with the format's version.
@@ -72,6 +72,8 @@ pub(crate) fn save<K: Key>(
     tables: &[(&str, &Layer<K>)],
 ) -> Result<(), CheckpointError> {
     let limbs = tables.iter().map(|t| t.1.limbs()).max().unwrap_or(1);
+    let key_bytes = tables.first().map_or(K::BYTES, |t| t.1.shape().key);
+    debug_assert!(tables.iter().all(|t| t.1.shape().key == key_bytes));
     let mut head = format!("{MAGIC}\n");
     for (k, v) in &name.fields {
         head += &format!("{k} {v}\n");
@@ -81,17 +83,19 @@ pub(crate) fn save<K: Key>(
         .map(|(n, t)| format!("{n}:{}", t.len()))
         .collect();
     head += &format!(
-        "phase {phase}\ndone {done}\nlimbs {limbs}\nkey-bytes {}\ntables {}\n",
-        K::BYTES,
+        "phase {phase}\ndone {done}\nlimbs {limbs}\nkey-bytes {key_bytes}\ntables {}\n",
         sizes.join(" "),
     );
     head += &format!("crc {:08x}\n", crc32fast::hash(head.as_bytes()));
     let mut body = Vec::new();
     for (_, t) in tables {
+        let mut key = [0u8; 16];
         for (k, c) in t.iter() {
-            k.write(&mut body);
+            k.write(&mut key);
+            body.extend_from_slice(&key[..key_bytes]);
             for i in 0..limbs {
-                body.extend_from_slice(&c.get(i).copied().unwrap_or(0).to_le_bytes());
+                let w = if i < c.len() { c.get(i) } else { 0 };
+                body.extend_from_slice(&w.to_le_bytes());
             }
         }
     }
@@ -103,10 +107,12 @@ pub(crate) fn save<K: Key>(
     })
 }
 
-/// Reads the checkpoint at `path` of run `name`: `None` when there is no file.
+/// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
+/// there is no file.
 pub(crate) fn load<K: Key>(
     path: &Path,
     name: &RunName,
+    shape_key: usize,
 ) -> Result<Option<Snapshot<K>>, CheckpointError> {
     if !path.exists() {
         return Ok(None);
@@ -179,7 +185,8 @@ pub(crate) fn load<K: Key>(
             .map_err(|_| damaged(&format!("the header's {k} cannot be read")))
     };
     let limbs = num("limbs")?;
-    if num("key-bytes")? != K::BYTES || limbs == 0 {
+    let key_bytes = num("key-bytes")?;
+    if key_bytes != shape_key || limbs == 0 {
         return Err(damaged("its state size is not this run's"));
     }
     let body = &bytes[end..];
@@ -190,7 +197,11 @@ pub(crate) fn load<K: Key>(
     if crc32fast::hash(body).to_le_bytes() != crc {
         return Err(damaged("its states' checksum does not match"));
     }
-    let entry = K::BYTES + 8 * limbs;
+    let shape = Shape {
+        key: key_bytes,
+        limbs,
+    };
+    let entry = shape.stride();
     let mut tables = Vec::new();
     let mut at = 0;
     for spec in get("tables")?.split_whitespace() {
@@ -204,11 +215,13 @@ pub(crate) fn load<K: Key>(
             .checked_mul(entry)
             .filter(|&s| at + s <= body.len())
             .ok_or_else(|| damaged("it is cut short"))?;
-        let mut layer = Layer::empty(limbs);
+        let mut layer = Layer::empty(shape);
         let mut count_buf = vec![0u64; limbs];
+        let mut key = [0u8; 16];
         for e in body[at..at + size].chunks_exact(entry) {
-            let k = K::read(&e[..K::BYTES]);
-            for (l, b) in count_buf.iter_mut().zip(e[K::BYTES..].chunks_exact(8)) {
+            key[..key_bytes].copy_from_slice(&e[..key_bytes]);
+            let k = K::read(&key, key_bytes);
+            for (l, b) in count_buf.iter_mut().zip(e[key_bytes..].chunks_exact(8)) {
                 *l = u64::from_le_bytes(b.try_into().expect("8 bytes"));
             }
             layer.insert(k, &count_buf);
@@ -241,11 +254,12 @@ mod tests {
     fn a_saved_layer_reads_back_and_damage_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.ckpt");
-        let mut t = Layer::<u64>::empty(2);
+        let mut t = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 2 });
+        // (keys whose first byte is not a table's empty mark, as no state's is)
         for k in 0..1000u64 {
-            t.insert(k * 7, &[k, k / 3]);
+            t.insert(k * 7 << 8, &[k, k / 3]);
         }
-        let one = Layer::<u64>::single(3, 1);
+        let one = Layer::<u64>::single(3, 8, 1);
         save(
             &path,
             &name("5x5"),
@@ -254,15 +268,26 @@ mod tests {
             &[("one", &one), ("current", &t)],
         )
         .unwrap();
-        let mut back: Snapshot<u64> = load(&path, &name("5x5")).unwrap().unwrap();
+        let mut back: Snapshot<u64> = load(&path, &name("5x5"), 8).unwrap().unwrap();
         assert_eq!((back.phase.as_str(), back.done), ("sweep", 5));
         let t = back.take("current").unwrap();
         assert_eq!(t.len(), 1000);
-        assert_eq!(t.get(700).unwrap(), &[100, 33]);
+        assert_eq!(
+            t.get(700 << 8).unwrap().words().collect::<Vec<_>>(),
+            [100, 33]
+        );
         // a one-word table saved beside a two-word one is widened
-        assert_eq!(back.take("one").unwrap().get(3).unwrap(), &[1, 0]);
+        assert_eq!(
+            back.take("one")
+                .unwrap()
+                .get(3)
+                .unwrap()
+                .words()
+                .collect::<Vec<_>>(),
+            [1, 0]
+        );
         assert!(matches!(
-            load::<u64>(&path, &name("5x6")),
+            load::<u64>(&path, &name("5x6"), 8),
             Err(CheckpointError::Mismatch { field: "board", .. })
         ));
         let mut bytes = fs::read(&path).unwrap();
@@ -270,14 +295,14 @@ mod tests {
         bytes[at] ^= 1;
         fs::write(&path, &bytes).unwrap();
         assert!(matches!(
-            load::<u64>(&path, &name("5x5")),
+            load::<u64>(&path, &name("5x5"), 8),
             Err(CheckpointError::Damaged { .. })
         ));
         bytes.truncate(bytes.len() / 2);
         fs::write(&path, &bytes).unwrap();
-        assert!(load::<u64>(&path, &name("5x5")).is_err());
+        assert!(load::<u64>(&path, &name("5x5"), 8).is_err());
         assert!(
-            load::<u64>(&dir.path().join("none"), &name("5x5"))
+            load::<u64>(&dir.path().join("none"), &name("5x5"), 8)
                 .unwrap()
                 .is_none()
         );

@@ -33,10 +33,8 @@ pub(crate) trait Key:
     /// Slots the key holds.
     const SLOTS: u32;
     const ZERO: Self;
-    /// Bytes in the key's file form.
+    /// Bytes of the type (a table entry stores only the key bytes its window needs).
     const BYTES: usize;
-    /// 64-bit words the key takes in a table entry.
-    const WORDS: usize;
 
     fn get(self, slot: u32) -> u8;
     #[must_use]
@@ -66,14 +64,13 @@ pub(crate) trait Key:
     fn bit(slot: u32) -> Self;
     /// A well-mixed hash.
     fn hash64(self) -> u64;
-    fn write(self, out: &mut Vec<u8>);
-    fn read(bytes: &[u8]) -> Self;
+    /// The key from the first [`Key::BYTES`] bytes of `bytes` (little-endian), of which the
+    /// bytes past `used` are not the key's: they are cleared.
+    fn read(bytes: &[u8], used: usize) -> Self;
+    /// Writes the key's [`Key::BYTES`] bytes (little-endian) to the start of `out`.
+    fn write(self, out: &mut [u8]);
     /// Byte `i` of the key (slots `2i` and `2i + 1`).
     fn byte(self, i: usize) -> usize;
-    /// The key from its [`Key::WORDS`] words (low word first).
-    fn load(words: &[u64]) -> Self;
-    /// Writes the key's [`Key::WORDS`] words (low word first).
-    fn store(self, words: &mut [u64]);
 }
 
 macro_rules! nibble_key {
@@ -82,7 +79,6 @@ macro_rules! nibble_key {
             const SLOTS: u32 = $slots;
             const ZERO: Self = 0;
             const BYTES: usize = std::mem::size_of::<$t>();
-            const WORDS: usize = std::mem::size_of::<$t>() / 8;
 
             #[inline]
             fn get(self, slot: u32) -> u8 {
@@ -167,34 +163,23 @@ macro_rules! nibble_key {
                 h
             }
 
-            fn write(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
+            #[inline]
+            fn read(bytes: &[u8], used: usize) -> Self {
+                let k =
+                    <$t>::from_le_bytes(bytes[..Self::BYTES].try_into().expect("a key's bytes"));
+                k & <$t>::MAX
+                    .checked_shr(8 * (Self::BYTES - used) as u32)
+                    .unwrap_or(0)
             }
 
-            fn read(bytes: &[u8]) -> Self {
-                <$t>::from_le_bytes(bytes.try_into().expect("a key's bytes"))
+            #[inline]
+            fn write(self, out: &mut [u8]) {
+                out[..Self::BYTES].copy_from_slice(&self.to_le_bytes());
             }
 
             #[inline]
             fn byte(self, i: usize) -> usize {
                 ((self >> (8 * i)) & 255) as usize
-            }
-
-            #[inline]
-            #[allow(clippy::cast_lossless)]
-            fn load(words: &[u64]) -> Self {
-                words[..Self::WORDS]
-                    .iter()
-                    .rev()
-                    .fold(0, |k, &w| k.checked_shl(64).unwrap_or(0) | w as $t)
-            }
-
-            #[inline]
-            #[allow(clippy::cast_possible_truncation)]
-            fn store(self, words: &mut [u64]) {
-                for (i, w) in words[..Self::WORDS].iter_mut().enumerate() {
-                    *w = self.checked_shr(64 * i as u32).unwrap_or(0) as u64;
-                }
             }
         }
     };

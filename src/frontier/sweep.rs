@@ -32,8 +32,13 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) last_growth: f64,
 }
 
+/// A number from its little-endian bytes (a table's count).
+pub(crate) fn big(bytes: &[u8]) -> BigUint {
+    BigUint::from_bytes_le(bytes)
+}
+
 /// A number from little-endian 64-bit words.
-pub(crate) fn big(limbs: &[u64]) -> BigUint {
+pub(crate) fn big_words(limbs: &[u64]) -> BigUint {
     let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
     BigUint::from_bytes_le(&bytes)
 }
@@ -75,7 +80,7 @@ impl<K: Key> Sweep<'_, K> {
     ) -> Result<Layer<K>, Stopped> {
         let builder: Builder<K> = Builder::new(
             expect,
-            layer.limbs(),
+            layer.shape(),
             layer.bytes(),
             self.limit,
             self.spare.take(),
@@ -112,7 +117,7 @@ impl<K: Key> Sweep<'_, K> {
         let expect = (layer.len() as f64 * (guess * 1.1).clamp(0.25, 4.0)) as u64;
         let builder: Builder<K> = Builder::new(
             expect,
-            layer.limbs(),
+            layer.shape(),
             layer.bytes(),
             self.limit,
             self.spare.take(),
@@ -137,7 +142,7 @@ impl<K: Key> Sweep<'_, K> {
                         }
                     });
                     if finished > 0 {
-                        done += big(count) * finished;
+                        done += big(count.bytes()) * finished;
                     }
                 }
             }

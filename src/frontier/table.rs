@@ -1,6 +1,10 @@
 //! State tables: a layer of states and their counts, split into partitions by hash so that many
 //! threads fill one table at once, each partition an open-addressing table of its own.
 //!
+//! An entry is a state's key in as many bytes as its window needs (two slots a byte: 9 bytes for
+//! the 18 slots of 8x8, not the 16 of a `u128`) followed by its count, `limbs` 64-bit words,
+//! little-endian, read and written unaligned.
+//!
 //! Counts are unsigned integers of `limbs` 64-bit words (little-endian). An addition that carries
 //! out of the top word is reported, never wrapped: the caller widens the counts and redoes the
 //! layer, so every count is exact at every size.
@@ -32,39 +36,102 @@ const BATCH: usize = 64;
 /// The smallest partition.
 const MIN_CAP: usize = 16;
 
-/// One partition: entries of the key's words followed by its count's words side by side (one
+/// What an entry is made of: `key` bytes of key, then `limbs` words of count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Bytes of a key (two window slots a byte).
+    pub(crate) key: usize,
+    /// 64-bit words of a count.
+    pub(crate) limbs: usize,
+}
+
+impl Shape {
+    /// Bytes an entry takes.
+    #[inline]
+    pub(crate) const fn stride(self) -> usize {
+        self.key + 8 * self.limbs
+    }
+
+    /// The same keys with counts of `limbs` words.
+    pub(crate) const fn with_limbs(self, limbs: usize) -> Shape {
+        Shape {
+            key: self.key,
+            limbs,
+        }
+    }
+}
+
+/// A count in a table: `limbs` little-endian words, stored unaligned.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limbs<'a>(&'a [u8]);
+
+impl<'a> Limbs<'a> {
+    /// Its number of words.
+    #[inline]
+    pub(crate) fn len(self) -> usize {
+        self.0.len() / 8
+    }
+
+    /// Word `i`.
+    #[inline]
+    pub(crate) fn get(self, i: usize) -> u64 {
+        u64::from_le_bytes(self.0[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+    }
+
+    /// The count when it is one word.
+    #[inline]
+    pub(crate) fn single(self) -> Option<u64> {
+        (self.0.len() == 8).then(|| self.get(0))
+    }
+
+    /// Its words, low first.
+    pub(crate) fn words(self) -> impl Iterator<Item = u64> + 'a {
+        self.0
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    /// Its little-endian bytes.
+    pub(crate) fn bytes(self) -> &'a [u8] {
+        self.0
+    }
+}
+
+/// One partition: entries of the key's bytes followed by its count's words side by side (one
 /// cache line holds both, so an insert costs one miss), linear probing, at most 4/5 full. Its
 /// size is any number of entries (a key's place is its hash scaled to the size, not masked), so
 /// a table sized for the layer to come is not rounded up to twice that.
 #[derive(Clone, Debug)]
 pub(crate) struct Part<K: Key> {
-    data: Vec<u64>,
+    data: Vec<u8>,
     /// Entries it has room for.
     cap: usize,
     len: usize,
     _key: PhantomData<K>,
 }
 
-/// The first word of an empty entry. A key's low word is never all ones: that would be sixteen
-/// slots holding label 15, and a label is on two slots at most.
-const EMPTY_WORD: u64 = u64::MAX;
+/// The first byte of an empty entry. No key starts with it: slot 0 holds a label only as the
+/// first one, `3`, so a key's first byte (slots 0 and 1) is at most `0x43`.
+const EMPTY: u8 = 0xFF;
 
 /// Entries whose place is fetched ahead of their insert (misses overlap instead of queueing).
 const AHEAD: usize = 16;
 
-/// Adds `src` to `dst` word by word; true when a carry leaves the top word.
+/// Adds the words of `src` to the little-endian words at `dst`; true when a carry leaves the
+/// top word.
 #[inline]
-pub(crate) fn add_limbs(dst: &mut [u64], src: &[u64]) -> bool {
-    if let ([d], [s]) = (&mut *dst, src) {
-        let (x, carry) = d.overflowing_add(*s);
-        *d = x;
+fn add_into(dst: &mut [u8], src: &[u64]) -> bool {
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    if let [s] = src {
+        let (x, carry) = word(&dst[..8]).overflowing_add(*s);
+        dst[..8].copy_from_slice(&x.to_le_bytes());
         return carry;
     }
     let mut carry = false;
-    for (d, s) in dst.iter_mut().zip(src) {
-        let (x, c1) = d.overflowing_add(*s);
+    for (d, s) in dst.chunks_exact_mut(8).zip(src) {
+        let (x, c1) = word(d).overflowing_add(*s);
         let (y, c2) = x.overflowing_add(u64::from(carry));
-        *d = y;
+        d.copy_from_slice(&y.to_le_bytes());
         carry = c1 || c2;
     }
     carry
@@ -82,50 +149,44 @@ fn place<K: Key>(key: K, bits: u32) -> (usize, u64) {
     (p, h)
 }
 
-/// Asks the processor to bring the cache line of `word` in (a hint: nothing else happens).
+/// Asks the processor to bring the cache line of `byte` in (a hint: nothing else happens).
 #[inline]
-fn prefetch(word: &u64) {
+fn prefetch(byte: &u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch only hints the cache; it reads nothing and faults on no address (and
     // the address is a live reference). The block is needed on Rust before 1.87 only.
     #[allow(unused_unsafe)]
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(word).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast::<i8>());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = word;
+    let _ = byte;
 }
 
 impl<K: Key> Part<K> {
-    /// Words an entry takes.
-    #[inline]
-    const fn stride(limbs: usize) -> usize {
-        K::WORDS + limbs
-    }
-
-    /// Emptied for reuse, if its size suits `cap` entries of `limbs` words.
-    fn reused(mut self, cap: usize, limbs: usize) -> Option<Part<K>> {
+    /// Emptied for reuse, if its size suits `cap` entries of `shape`.
+    fn reused(mut self, cap: usize, shape: Shape) -> Option<Part<K>> {
         let want = cap.max(MIN_CAP);
-        let fits = self.data.len() == self.cap * Self::stride(limbs)
+        let fits = self.data.len() == self.cap * shape.stride()
             && self.cap >= want
             && self.cap <= want * 2;
         fits.then(|| {
-            self.data.fill(EMPTY_WORD);
+            self.data.fill(EMPTY);
             self.len = 0;
             self
         })
     }
 
-    fn with_capacity(cap: usize, limbs: usize) -> Part<K> {
+    fn with_capacity(cap: usize, shape: Shape) -> Part<K> {
         let cap = cap.max(MIN_CAP);
         debug_assert!(
             cap <= 1 << 32,
             "a place is the low 32 bits of a hash, scaled"
         );
         Part {
-            // a count's words are written with its key, so all ones does for them too
-            data: vec![EMPTY_WORD; cap * Self::stride(limbs)],
+            // a count is written with its key, so the filler is only read as a first byte
+            data: vec![EMPTY; cap * shape.stride()],
             cap,
             len: 0,
             _key: PhantomData,
@@ -133,7 +194,7 @@ impl<K: Key> Part<K> {
     }
 
     fn bytes(&self) -> u64 {
-        (self.data.len() * 8) as u64
+        self.data.len() as u64
     }
 
     /// The entry where a key of hash `h` starts probing: the hash's low 32 bits scaled to the
@@ -145,21 +206,22 @@ impl<K: Key> Part<K> {
 
     /// Brings in the entry where a key of hash `h` starts probing.
     #[inline]
-    fn prefetch(&self, h: u64, limbs: usize) {
-        prefetch(&self.data[self.home(h) * Self::stride(limbs)]);
+    fn prefetch(&self, h: u64, shape: Shape) {
+        prefetch(&self.data[self.home(h) * shape.stride()]);
     }
 
     /// Where `key` (of hash `h`) is, `Ok`, or the empty entry where it would go, `Err`: linear
     /// probing from its home.
     #[inline]
-    fn probe(&self, key: K, h: u64, stride: usize) -> Result<usize, usize> {
+    fn probe(&self, key: K, h: u64, shape: Shape) -> Result<usize, usize> {
+        let stride = shape.stride();
         let mut i = self.home(h);
         loop {
             let e = &self.data[i * stride..(i + 1) * stride];
-            if e[0] == EMPTY_WORD {
+            if e[0] == EMPTY {
                 return Err(i);
             }
-            if K::load(e) == key {
+            if K::read(e, shape.key) == key {
                 return Ok(i);
             }
             i += 1;
@@ -172,21 +234,21 @@ impl<K: Key> Part<K> {
     /// Adds `count` to `key`'s count, inserting it if new; `Err` on a carry out of the top word.
     /// The caller has made room (see [`Part::needs_room`]).
     #[inline]
-    fn add(&mut self, key: K, h: u64, count: &[u64], limbs: usize) -> Result<(), ()> {
-        let stride = Self::stride(limbs);
-        match self.probe(key, h, stride) {
+    fn add(&mut self, key: K, h: u64, count: &[u64], shape: Shape) -> Result<(), ()> {
+        let stride = shape.stride();
+        match self.probe(key, h, shape) {
             Ok(i) => {
-                let e = &mut self.data[i * stride..(i + 1) * stride];
-                if add_limbs(&mut e[K::WORDS..], count) {
-                    Err(())
-                } else {
-                    Ok(())
-                }
+                let e = &mut self.data[i * stride + shape.key..(i + 1) * stride];
+                if add_into(e, count) { Err(()) } else { Ok(()) }
             }
             Err(i) => {
                 let e = &mut self.data[i * stride..(i + 1) * stride];
-                key.store(e);
-                e[K::WORDS..].copy_from_slice(count);
+                // the key's whole type is written, then its count over the bytes past the key's
+                key.write(e);
+                debug_assert_ne!(e[0], EMPTY, "a state's first byte is never the empty mark");
+                for (d, c) in e[shape.key..].chunks_exact_mut(8).zip(count) {
+                    d.copy_from_slice(&c.to_le_bytes());
+                }
                 self.len += 1;
                 Ok(())
             }
@@ -199,41 +261,45 @@ impl<K: Key> Part<K> {
     }
 
     /// The same entries in a table twice the size.
-    fn grown(&self, limbs: usize) -> Part<K> {
-        let mut p = Part::with_capacity(self.cap * 2, limbs);
-        for (k, c) in self.iter(limbs) {
-            p.add(k, k.hash64(), c, limbs)
+    fn grown(&self, shape: Shape) -> Part<K> {
+        let mut p = Part::with_capacity(self.cap * 2, shape);
+        let mut buf = vec![0u64; shape.limbs];
+        for (k, c) in self.iter(shape) {
+            for (b, w) in buf.iter_mut().zip(c.words()) {
+                *b = w;
+            }
+            p.add(k, k.hash64(), &buf, shape)
                 .expect("moving a count cannot overflow");
         }
         p
     }
 
-    fn iter(&self, limbs: usize) -> impl Iterator<Item = (K, &[u64])> + '_ {
-        self.slots(limbs).map(|(_, k, c)| (k, c))
+    fn iter(&self, shape: Shape) -> impl Iterator<Item = (K, Limbs<'_>)> + '_ {
+        self.slots(shape).map(|(_, k, c)| (k, c))
     }
 
     /// The entries with their places.
-    fn slots(&self, limbs: usize) -> impl Iterator<Item = (usize, K, &[u64])> + '_ {
+    fn slots(&self, shape: Shape) -> impl Iterator<Item = (usize, K, Limbs<'_>)> + '_ {
         self.data
-            .chunks_exact(Self::stride(limbs))
+            .chunks_exact(shape.stride())
             .enumerate()
-            .filter(|(_, e)| e[0] != EMPTY_WORD)
-            .map(|(i, e)| (i, K::load(e), &e[K::WORDS..]))
+            .filter(|(_, e)| e[0] != EMPTY)
+            .map(move |(i, e)| (i, K::read(e, shape.key), Limbs(&e[shape.key..])))
     }
 
     /// The entry at place `i` (one [`Part::slots`] gave).
-    fn at(&self, i: usize, limbs: usize) -> (K, &[u64]) {
-        let stride = Self::stride(limbs);
+    fn at(&self, i: usize, shape: Shape) -> (K, Limbs<'_>) {
+        let stride = shape.stride();
         let e = &self.data[i * stride..(i + 1) * stride];
-        debug_assert_ne!(e[0], EMPTY_WORD);
-        (K::load(e), &e[K::WORDS..])
+        debug_assert_ne!(e[0], EMPTY);
+        (K::read(e, shape.key), Limbs(&e[shape.key..]))
     }
 
     #[cfg(test)]
-    fn get(&self, key: K, h: u64, limbs: usize) -> Option<&[u64]> {
-        let stride = Self::stride(limbs);
-        let i = self.probe(key, h, stride).ok()?;
-        Some(&self.data[i * stride + K::WORDS..(i + 1) * stride])
+    fn get(&self, key: K, h: u64, shape: Shape) -> Option<Limbs<'_>> {
+        let stride = shape.stride();
+        let i = self.probe(key, h, shape).ok()?;
+        Some(Limbs(&self.data[i * stride + shape.key..(i + 1) * stride]))
     }
 }
 
@@ -242,31 +308,34 @@ impl<K: Key> Part<K> {
 pub(crate) struct Layer<K: Key> {
     parts: Vec<Part<K>>,
     bits: u32,
-    limbs: usize,
+    shape: Shape,
 }
 
 impl<K: Key> Layer<K> {
-    /// A layer holding one state with count 1.
-    pub(crate) fn single(key: K, limbs: usize) -> Layer<K> {
-        let mut l = Layer::empty(limbs);
+    /// A layer holding one state with count 1, of keys of `key_bytes` bytes.
+    pub(crate) fn single(key: K, key_bytes: usize, limbs: usize) -> Layer<K> {
+        let mut l = Layer::empty(Shape {
+            key: key_bytes,
+            limbs,
+        });
         let mut one = vec![0; limbs];
         one[0] = 1;
         l.insert(key, &one);
         l
     }
 
-    pub(crate) fn empty(limbs: usize) -> Layer<K> {
-        Layer::with_parts(0, limbs)
+    pub(crate) fn empty(shape: Shape) -> Layer<K> {
+        Layer::with_parts(0, shape)
     }
 
     /// An empty layer of `1 << bits` partitions.
-    pub(crate) fn with_parts(bits: u32, limbs: usize) -> Layer<K> {
+    pub(crate) fn with_parts(bits: u32, shape: Shape) -> Layer<K> {
         Layer {
             parts: (0..1 << bits)
-                .map(|_| Part::with_capacity(0, limbs))
+                .map(|_| Part::with_capacity(0, shape))
                 .collect(),
             bits,
-            limbs,
+            shape,
         }
     }
 
@@ -274,13 +343,18 @@ impl<K: Key> Layer<K> {
     pub(crate) fn insert(&mut self, key: K, count: &[u64]) -> bool {
         let (p, h) = place(key, self.bits);
         if self.parts[p].needs_room(1) {
-            self.parts[p] = self.parts[p].grown(self.limbs);
+            self.parts[p] = self.parts[p].grown(self.shape);
         }
-        self.parts[p].add(key, h, count, self.limbs).is_ok()
+        self.parts[p].add(key, h, count, self.shape).is_ok()
     }
 
     pub(crate) fn limbs(&self) -> usize {
-        self.limbs
+        self.shape.limbs
+    }
+
+    /// What its entries are made of.
+    pub(crate) fn shape(&self) -> Shape {
+        self.shape
     }
 
     pub(crate) fn len(&self) -> u64 {
@@ -302,44 +376,46 @@ impl<K: Key> Layer<K> {
     }
 
     /// The states of partition `p`.
-    pub(crate) fn part(&self, p: usize) -> impl Iterator<Item = (K, &[u64])> {
-        self.parts[p].iter(self.limbs)
+    pub(crate) fn part(&self, p: usize) -> impl Iterator<Item = (K, Limbs<'_>)> {
+        self.parts[p].iter(self.shape)
     }
 
     /// The states of partition `p` with their places in it, for [`Layer::at`].
-    pub(crate) fn part_slots(&self, p: usize) -> impl Iterator<Item = (usize, K, &[u64])> {
-        self.parts[p].slots(self.limbs)
+    pub(crate) fn part_slots(&self, p: usize) -> impl Iterator<Item = (usize, K, Limbs<'_>)> {
+        self.parts[p].slots(self.shape)
     }
 
     /// The state at place `i` of partition `p`.
-    pub(crate) fn at(&self, p: usize, i: usize) -> (K, &[u64]) {
-        self.parts[p].at(i, self.limbs)
+    pub(crate) fn at(&self, p: usize, i: usize) -> (K, Limbs<'_>) {
+        self.parts[p].at(i, self.shape)
     }
 
     /// Brings in the state at place `i` of partition `p` (a hint, for reading it soon).
     pub(crate) fn prefetch_at(&self, p: usize, i: usize) {
-        prefetch(&self.parts[p].data[i * Part::<K>::stride(self.limbs)]);
+        prefetch(&self.parts[p].data[i * self.shape.stride()]);
     }
 
     /// Every state and its count.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (K, &[u64])> {
-        self.parts.iter().flat_map(|p| p.iter(self.limbs))
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (K, Limbs<'_>)> {
+        self.parts.iter().flat_map(|p| p.iter(self.shape))
     }
 
     #[cfg(test)]
-    pub(crate) fn get(&self, key: K) -> Option<&[u64]> {
+    pub(crate) fn get(&self, key: K) -> Option<Limbs<'_>> {
         let (p, h) = place(key, self.bits);
-        self.parts[p].get(key, h, self.limbs)
+        self.parts[p].get(key, h, self.shape)
     }
 
     /// The same states with counts of `limbs` words (more than now).
     pub(crate) fn widened(&self, limbs: usize) -> Layer<K> {
-        debug_assert!(limbs >= self.limbs);
-        let mut out = Layer::with_parts(self.bits, limbs);
+        debug_assert!(limbs >= self.shape.limbs);
+        let mut out = Layer::with_parts(self.bits, self.shape.with_limbs(limbs));
         let mut buf = vec![0; limbs];
         for (k, c) in self.iter() {
-            buf[..c.len()].copy_from_slice(c);
-            buf[c.len()..].fill(0);
+            buf.fill(0);
+            for (b, w) in buf.iter_mut().zip(c.words()) {
+                *b = w;
+            }
             out.insert(k, &buf);
         }
         out
@@ -361,7 +437,7 @@ pub(crate) enum Stopped {
 pub(crate) struct Builder<K: Key> {
     parts: Vec<Mutex<Part<K>>>,
     bits: u32,
-    limbs: usize,
+    shape: Shape,
     bytes: AtomicU64,
     /// Bytes held besides this table (the layer being read).
     other: u64,
@@ -371,11 +447,11 @@ pub(crate) struct Builder<K: Key> {
 }
 
 impl<K: Key> Builder<K> {
-    /// An empty table expecting about `expect` states, in the memory of `spare` where its
-    /// partitions suit.
+    /// An empty table of entries of `shape` expecting about `expect` states, in the memory of
+    /// `spare` where its partitions suit.
     pub(crate) fn new(
         expect: u64,
-        limbs: usize,
+        shape: Shape,
         other: u64,
         limit: u64,
         spare: Option<Layer<K>>,
@@ -389,8 +465,8 @@ impl<K: Key> Builder<K> {
             .map(|_| {
                 let old = spare.as_mut().and_then(Iterator::next);
                 Mutex::new(
-                    old.and_then(|p| p.reused(per, limbs))
-                        .unwrap_or_else(|| Part::with_capacity(per, limbs)),
+                    old.and_then(|p| p.reused(per, shape))
+                        .unwrap_or_else(|| Part::with_capacity(per, shape)),
                 )
             })
             .collect();
@@ -398,7 +474,7 @@ impl<K: Key> Builder<K> {
         Builder {
             parts,
             bits,
-            limbs,
+            shape,
             bytes: AtomicU64::new(bytes),
             other,
             limit,
@@ -422,12 +498,13 @@ impl<K: Key> Builder<K> {
         if keys.is_empty() || self.failed() {
             return;
         }
-        let limbs = self.limbs;
+        let shape = self.shape;
+        let limbs = shape.limbs;
         let mut part = self.parts[p]
             .lock()
             .expect("no worker panics holding a lock");
         while part.needs_room(keys.len()) {
-            let grown = part.grown(limbs);
+            let grown = part.grown(shape);
             let delta = grown.bytes() - part.bytes();
             // Relaxed: a byte count for the bound and the report; the lock orders the table
             let now = self.bytes.fetch_add(delta, Ordering::Relaxed) + delta;
@@ -438,14 +515,14 @@ impl<K: Key> Builder<K> {
             *part = grown;
         }
         for &k in &keys[..keys.len().min(AHEAD)] {
-            part.prefetch(k.hash64(), limbs);
+            part.prefetch(k.hash64(), shape);
         }
         for (i, &k) in keys.iter().enumerate() {
             if let Some(&ahead) = keys.get(i + AHEAD) {
-                part.prefetch(ahead.hash64(), limbs);
+                part.prefetch(ahead.hash64(), shape);
             }
             if part
-                .add(k, k.hash64(), &counts[i * limbs..(i + 1) * limbs], limbs)
+                .add(k, k.hash64(), &counts[i * limbs..(i + 1) * limbs], shape)
                 .is_err()
             {
                 self.overflow.store(true, Ordering::Relaxed);
@@ -469,7 +546,7 @@ impl<K: Key> Builder<K> {
                 .map(|m| m.into_inner().expect("no worker panicked"))
                 .collect(),
             bits: self.bits,
-            limbs: self.limbs,
+            shape: self.shape,
         })
     }
 }
@@ -493,10 +570,10 @@ impl<'b, K: Key> Batch<'b, K> {
 
     /// Queues `count` for `key`.
     #[inline]
-    pub(crate) fn push(&mut self, key: K, count: &[u64]) {
+    pub(crate) fn push(&mut self, key: K, count: Limbs<'_>) {
         let (p, _) = place(key, self.builder.bits);
         self.keys[p].push(key);
-        self.counts[p].extend_from_slice(count);
+        self.counts[p].extend(count.words());
         if self.keys[p].len() >= BATCH {
             self.builder.flush(p, &self.keys[p], &self.counts[p]);
             self.keys[p].clear();
@@ -517,42 +594,68 @@ impl<K: Key> Drop for Batch<'_, K> {
 mod tests {
     use super::*;
 
+    const ONE: Shape = Shape { key: 8, limbs: 1 };
+
+    /// Test keys: any value whose first byte is not the empty mark (states never start with it).
+    fn key(i: u64) -> u64 {
+        i << 8
+    }
+
+    fn limbs(words: &[u64]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
     #[test]
     fn limbs_carry_and_report_overflow() {
-        let mut a = [u64::MAX, 0];
-        assert!(!add_limbs(&mut a, &[1, 0]));
-        assert_eq!(a, [0, 1]);
-        let mut b = [u64::MAX];
-        assert!(add_limbs(&mut b, &[1]));
-        let mut c = [u64::MAX, u64::MAX];
-        assert!(add_limbs(&mut c, &[1, 0]));
+        let mut a = limbs(&[u64::MAX, 0]);
+        assert!(!add_into(&mut a, &[1, 0]));
+        assert_eq!(Limbs(&a).words().collect::<Vec<_>>(), [0, 1]);
+        let mut b = limbs(&[u64::MAX]);
+        assert!(add_into(&mut b, &[1]));
+        let mut c = limbs(&[u64::MAX, u64::MAX]);
+        assert!(add_into(&mut c, &[1, 0]));
+    }
+
+    #[test]
+    fn keys_take_the_bytes_their_window_needs() {
+        // 18 slots in 9 bytes: a key with its top slot set reads back whole, next to its count
+        let shape = Shape { key: 9, limbs: 1 };
+        let mut l = Layer::<u128>::empty(shape);
+        let k = (0xAu128 << 68) | 0x43;
+        l.insert(k, &[5]);
+        l.insert(k, &[6]);
+        assert_eq!(l.get(k).unwrap().single(), Some(11));
+        assert_eq!(l.iter().map(|(k, _)| k).collect::<Vec<_>>(), [k]);
+        assert_eq!(shape.stride(), 17);
+        assert_eq!(l.bytes() % 17, 0);
     }
 
     #[test]
     fn batches_from_many_threads_sum_exactly() {
         use rayon::prelude::*;
-        let b: Builder<u64> = Builder::new(0, 1, 0, u64::MAX, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, u64::MAX, None);
         (0..8u64).into_par_iter().for_each(|t| {
             let mut batch = Batch::new(&b);
+            let c = limbs(&[t + 1]);
             for i in 0..10_000u64 {
-                batch.push(i % 3000, &[t + 1]);
+                batch.push(key(i % 3000), Limbs(&c));
             }
         });
         let layer = b.finish().unwrap();
         assert_eq!(layer.len(), 3000);
         // key i appears 10000/3000 rounded up or down times per thread; every thread adds t+1
-        let total: u64 = layer.iter().map(|(_, c)| c[0]).sum();
+        let total: u64 = layer.iter().map(|(_, c)| c.get(0)).sum();
         assert_eq!(total, 10_000 * (1..=8).sum::<u64>());
-        assert_eq!(layer.get(5).unwrap()[0], 4 * 36);
-        assert!(layer.get(3000).is_none());
+        assert_eq!(layer.get(key(5)).unwrap().get(0), 4 * 36);
+        assert!(layer.get(key(3000)).is_none());
     }
 
     #[test]
     fn a_batch_larger_than_a_small_partition_grows_it_enough() {
-        let b: Builder<u64> = Builder::new(0, 1, 0, u64::MAX, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, u64::MAX, None);
         b.flush(
             0,
-            &(0..BATCH as u64 * 4).collect::<Vec<_>>(),
+            &(0..BATCH as u64 * 4).map(key).collect::<Vec<_>>(),
             &[1; BATCH * 4],
         );
         assert_eq!(b.finish().unwrap().len(), BATCH as u64 * 4);
@@ -560,22 +663,27 @@ mod tests {
 
     #[test]
     fn overflow_and_the_memory_bound_stop_a_layer() {
-        let b: Builder<u64> = Builder::new(0, 1, 0, u64::MAX, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, u64::MAX, None);
         {
             let mut batch = Batch::new(&b);
-            batch.push(7, &[u64::MAX]);
-            batch.push(7, &[1]);
+            let (max, one) = (limbs(&[u64::MAX]), limbs(&[1]));
+            batch.push(key(7), Limbs(&max));
+            batch.push(key(7), Limbs(&one));
         }
         assert_eq!(b.finish().err(), Some(Stopped::Overflow));
-        let b: Builder<u64> = Builder::new(0, 1, 0, 200_000, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, 200_000, None);
         {
             let mut batch = Batch::new(&b);
+            let one = limbs(&[1]);
             for i in 0..100_000u64 {
-                batch.push(i, &[1]);
+                batch.push(key(i), Limbs(&one));
             }
         }
         assert!(matches!(b.finish(), Err(Stopped::Memory(_))));
-        let wide = Layer::<u64>::single(9, 1).widened(3);
-        assert_eq!(wide.get(9).unwrap(), &[1, 0, 0]);
+        let wide = Layer::<u64>::single(key(9), 8, 1).widened(3);
+        assert_eq!(
+            wide.get(key(9)).unwrap().words().collect::<Vec<_>>(),
+            [1, 0, 0]
+        );
     }
 }
