@@ -257,7 +257,7 @@ mod tests {
         let mut t = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 2 });
         // (keys whose first byte is not a table's empty mark, as no state's is)
         for k in 0..1000u64 {
-            t.insert(k * 7 << 8, &[k, k / 3]);
+            t.insert((k * 7) << 8, &[k, k / 3]);
         }
         let one = Layer::<u64>::single(3, 8, 1);
         save(
