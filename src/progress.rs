@@ -112,12 +112,14 @@ impl Progress {
             .as_ref()
         {
             return Some(format!(
-                "knights: layer {}/{} ({}), {} states, {}, {secs:.0} s elapsed",
+                "knights: {}layer {}/{} ({}), {} states, {}, {secs:.0} s elapsed{}",
+                Self::piece_of(l),
                 group(l.done as u64),
                 group(l.total as u64),
                 l.phase,
                 group(l.states),
-                human_bytes(l.bytes)
+                human_bytes(l.bytes),
+                self.pieces_so_far(secs)
             ));
         }
         let u = self.units.get()?;
@@ -141,6 +143,46 @@ impl Progress {
     /// Units per second counted by this process.
     fn rate(u: &Units, done: u64, secs: f64) -> f64 {
         (done - u.resumed) as f64 / secs.max(1e-9)
+    }
+
+    /// `piece 3 of 24, ` for a layer of a piece; nothing for the work all pieces share.
+    fn piece_of(l: &LayerProgress) -> String {
+        l.piece.map_or(String::new(), |(i, n)| {
+            format!("piece {} of {}, ", group(i as u64 + 1), group(n as u64))
+        })
+    }
+
+    /// `; 5 of 24 pieces done, 1,234 tours so far, ETA 3 min` once pieces are known.
+    fn pieces_so_far(&self, secs: f64) -> String {
+        let Some(u) = self.units.get() else {
+            return String::new();
+        };
+        let done = u.done.load(Ordering::Relaxed);
+        let tours = u.tours.load(Ordering::Relaxed);
+        let rate = Self::rate(u, done, secs);
+        let eta = if rate > 0.0 {
+            format!(
+                ", ETA {}",
+                knights::human::human_duration((u.total - done) as f64 / rate)
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "; {} of {} pieces done, {} tour{} so far{eta}",
+            group(done),
+            group(u.total),
+            group(tours),
+            knights::render::plural(tours)
+        )
+    }
+
+    /// Whether the count reports layers (the frontier engine): its display follows them.
+    fn layered(&self) -> bool {
+        self.layer
+            .lock()
+            .expect("no panic holding the lock")
+            .is_some()
     }
 
     fn say(&self, message: &str) {
@@ -169,6 +211,9 @@ impl Observer for Progress {
             done: AtomicU64::new(done),
             tours: AtomicU64::new(tours),
         });
+        if self.layered() {
+            return;
+        }
         if let Some(bar) = self.bar(
             total,
             "{wide_bar} {pos}/{len} units, {msg} [{elapsed_precise}, ETA {eta_precise}]",
@@ -188,6 +233,10 @@ impl Observer for Progress {
         // Relaxed: these are statistics for display; the totals reported come from elsewhere
         let done = u.done.fetch_add(1, Ordering::Relaxed) + 1;
         let t = u.tours.fetch_add(tours, Ordering::Relaxed) + tours;
+        if self.layered() {
+            // the bar counts a piece's layers; the pieces are in its message
+            return;
+        }
         if let Some(bar) = self.bar.get() {
             bar.inc(1);
             bar.set_message(format!(
@@ -206,11 +255,14 @@ impl Observer for Progress {
         ) {
             bar.set_length(p.total as u64);
             bar.set_position(p.done as u64);
+            let secs = self.start.elapsed().as_secs_f64();
             bar.set_message(format!(
-                "{}: {} states, {}",
+                "{}{}: {} states, {}{}",
+                Self::piece_of(p),
                 p.phase,
                 group(p.states),
-                human_bytes(p.bytes)
+                human_bytes(p.bytes),
+                self.pieces_so_far(secs)
             ));
         }
         *self.layer.lock().expect("no panic holding the lock") = Some(p.clone());
