@@ -191,6 +191,11 @@ pub struct CountArgs {
     /// and at least one a shard). Give the same N to every shard of a run.
     #[arg(long, value_name = "N", value_parser = parse_pieces, allow_hyphen_values = true)]
     pub pieces: Option<usize>,
+    /// Keep the work every piece of a frontier count shares (the walk to the middle) in FILE, for
+    /// all the shards of a run: the first shard to get there makes it, the others wait and read
+    /// it (default: beside the checkpoint, for this process alone).
+    #[arg(long, value_name = "FILE")]
+    pub split: Option<PathBuf>,
 }
 
 /// How progress is shown.

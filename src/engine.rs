@@ -62,6 +62,9 @@ pub struct Limits {
     /// Where the driver keeps the checkpoint log: an engine that saves work in progress keeps
     /// its own files beside it (`FILE.` plus a suffix of its own).
     pub checkpoint: Option<PathBuf>,
+    /// Where the work all of a run's pieces share is kept, for every shard of the run to read
+    /// (the frontier engine's split); `None`: beside the checkpoint, for this process alone.
+    pub split: Option<PathBuf>,
 }
 
 /// Three quarters of the machine's memory (8 GiB where it cannot be read): a safe share.

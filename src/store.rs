@@ -195,6 +195,58 @@ impl Drop for CheckpointLock {
     }
 }
 
+/// A lock several processes wait their turn for (the frontier engine's shared split file, which
+/// one shard makes while the others wait, then read): `FILE.lock` beside the file, held until
+/// dropped. The lock file stays: removing it could let a waiting process lock a file nobody
+/// else opens.
+#[derive(Debug)]
+pub struct TurnLock {
+    _file: File,
+}
+
+impl TurnLock {
+    /// Waits for the lock on `path` (polling, so that `stop` ends the wait within moments:
+    /// `None`); `waiting` is called once if another process holds it.
+    pub fn wait(
+        path: &Path,
+        stop: &std::sync::atomic::AtomicBool,
+        waiting: impl FnOnce(),
+    ) -> Result<Option<TurnLock>, CheckpointError> {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".lock");
+        let lock = PathBuf::from(name);
+        let io = |action, source| CheckpointError::Io {
+            action,
+            path: path.into(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock)
+            .map_err(|e| io("create the lock file of", e))?;
+        let mut waiting = Some(waiting);
+        loop {
+            match fs4::FileExt::try_lock(&file) {
+                Ok(()) => return Ok(Some(TurnLock { _file: file })),
+                Err(fs4::TryLockError::WouldBlock) => {
+                    if let Some(w) = waiting.take() {
+                        w();
+                    }
+                    // Relaxed: the flag only asks this wait to end
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        return Ok(None);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Err(fs4::TryLockError::Error(e)) => return Err(io("lock", e)),
+            }
+        }
+    }
+}
+
 /// Whether `path` names the open `file` (a removed or replaced file does not).
 fn same_file(path: &Path, file: &File) -> bool {
     let (Ok(a), Ok(b)) = (fs::metadata(path), file.metadata()) else {

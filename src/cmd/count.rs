@@ -40,6 +40,7 @@ fn job_of(a: &CountArgs) -> Result<Job> {
         job.max_memory = m;
     }
     job.pieces = a.pieces;
+    job.split.clone_from(&a.split);
     Ok(job)
 }
 

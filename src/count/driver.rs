@@ -51,6 +51,8 @@ pub struct Job {
     pub max_memory: u64,
     /// How many pieces the frontier engine cuts the count into (`None`: as the memory needs).
     pub pieces: Option<usize>,
+    /// Where the frontier engine keeps the work a run's pieces share, for all its shards.
+    pub split: Option<PathBuf>,
 }
 
 impl Job {
@@ -68,6 +70,7 @@ impl Job {
             force: false,
             max_memory: default_max_memory(),
             pieces: None,
+            split: None,
         }
     }
 
@@ -96,6 +99,7 @@ impl Job {
             pieces: self.pieces,
             shards: self.shard.map_or(1, |s| s.count),
             checkpoint: self.checkpoint.clone(),
+            split: self.split.clone(),
         }
     }
 }

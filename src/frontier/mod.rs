@@ -50,7 +50,7 @@ use crate::error::Error;
 use crate::hash::Fnv;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
-use crate::store::CheckpointError;
+use crate::store::{CheckpointError, TurnLock};
 
 use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
 use layout::{Rules, Step, Walk};
@@ -142,6 +142,7 @@ fn quiet_limits() -> Limits {
         pieces: None,
         shards: 1,
         checkpoint: None,
+        split: None,
     }
 }
 
@@ -591,7 +592,10 @@ impl<'a, K: Key> Run<'a, K> {
                 cost: Duration::ZERO,
                 saved: false,
             },
-            split_path: path.map(|p| beside(p, ".split")),
+            split_path: limits
+                .split
+                .clone()
+                .or_else(|| path.map(|p| beside(p, ".split"))),
             piece: None,
             total: 0,
             offset: 0,
@@ -1040,8 +1044,14 @@ impl<'a, K: Key> Run<'a, K> {
         }
     }
 
+    /// Removes the split once this process's pieces are done, unless other shards share it
+    /// (`--split`): theirs may still be to come.
     fn clear_split(&self) {
-        if let Some(p) = &self.split_path {
+        if let Some(p) = self
+            .split_path
+            .as_ref()
+            .filter(|_| self.limits.split.is_none())
+        {
             let _ = std::fs::remove_file(p);
         }
     }
@@ -1050,6 +1060,23 @@ impl<'a, K: Key> Run<'a, K> {
     /// Resumes from the saved stage or the saved split; saves the split when done. `None` when
     /// interrupted.
     fn shared(&mut self, cut: Cut) -> Result<Option<Shared<K>>, RunError> {
+        // one process makes a split the shards share, the others wait for it and read it
+        let _turn = match &self.split_path {
+            Some(p) => {
+                let obs = self.obs;
+                let waiting = || {
+                    obs.info(&format!(
+                        "waiting for '{}': another process is making it",
+                        p.display()
+                    ));
+                };
+                match TurnLock::wait(p, self.stop, waiting)? {
+                    Some(t) => Some(t),
+                    None => return Ok(None),
+                }
+            }
+            None => None,
+        };
         if let Some(p) = &self.split_path {
             if let Some(mut s) = snapshot::load::<K>(p, &self.name, self.walk.key_bytes())? {
                 let (right, first) = (s.take("right"), s.take("first"));

@@ -791,3 +791,56 @@ fn two_processes_given_one_new_checkpoint_one_counts_and_one_is_refused() {
         .collect();
     assert_eq!(names, ["run.ckpt"], "{names:?}");
 }
+
+/// Frontier shards started together with one `--split` file: one makes the work the pieces
+/// share, the others wait for it and read it, and the shards merge to the total.
+#[test]
+fn frontier_shards_share_one_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = dir.path().join("run.split");
+    let n = 3;
+    let files: Vec<String> = (0..n)
+        .map(|k| path_str(&dir.path().join(format!("shard-{k}.ckpt"))).to_string())
+        .collect();
+    let children: Vec<Child> = (0..n)
+        .map(|k| {
+            let shard = format!("{k}/{n}");
+            spawn(&[
+                "count",
+                "6x6",
+                "--engine",
+                "frontier",
+                "--pieces",
+                "6",
+                "--threads",
+                "1",
+                "--json",
+                "--shard",
+                &shard,
+                "--checkpoint",
+                &files[k],
+                "--split",
+                path_str(&split),
+            ])
+        })
+        .collect();
+    let mut waited = 0;
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(json_of(&out)["units"], 6);
+        waited += usize::from(String::from_utf8_lossy(&out.stderr).contains("waiting for"));
+    }
+    assert!(waited < n, "someone made the split");
+    assert!(
+        split.exists(),
+        "a split shared by shards stays for the others"
+    );
+    let v = merge_json(&files);
+    assert_eq!(v["directed"], OPEN_6X6);
+    assert_eq!(v["engine"], "frontier");
+}
