@@ -1,7 +1,8 @@
 //! Finding one tour: existence theorems first, then for the knight the linear-time construction
-//! (`crate::construct`), then Warnsdorff with Pósa rotations and seeded restarts, then (on
-//! boards of up to 64 squares) an exact search that either finds a tour or proves there is none
-//! from the start square. Every search stops at a deadline.
+//! (`crate::construct`), then Warnsdorff with Pósa rotations and seeded restarts, then for other
+//! leapers an exact search by SAT (`sat.rs`, boards of up to [`SAT_MAX_SQUARES`]) and for the
+//! knight (on boards of up to 64 squares) an exact depth-first search, each of which either finds
+//! a tour or proves there is none. Every search stops at a deadline.
 
 mod backtrack;
 mod sat;

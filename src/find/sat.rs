@@ -242,10 +242,12 @@ pub(crate) fn tour(geo: &Geometry, closed: bool, start: Option<u32>, deadline: D
         let Some(left) = deadline.left() else {
             return Answer::Unknown;
         };
-        let mut config = Config::default();
-        config.quiet_mode = true;
-        // the solver checks whole seconds of its own clock
-        config.c_timeout = left.as_secs_f64().ceil().max(1.0);
+        let config = Config {
+            quiet_mode: true,
+            // the solver checks whole seconds of its own clock
+            c_timeout: left.as_secs_f64().ceil().max(1.0),
+            ..Config::default()
+        };
         let model = match Solver::try_from((config, e.clauses.as_slice())) {
             Err(
                 Ok(Certificate::UNSAT) | Err(SolverError::EmptyClause | SolverError::Inconsistent),
