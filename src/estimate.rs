@@ -20,11 +20,15 @@
 //!   spread (the corner's root carries most of the variance on most boards). The pilot only
 //!   steers: the estimate uses the other probes, so the allocation cannot bias it.
 //!
-//! The estimate is the stratified sum and its 95 % interval the normal one, `± 1.96` standard
-//! errors from the probes' spread. The distribution is skewed (a rare probe can carry much of the
-//! total), so the spread is itself uncertain: against exact counts the interval covers about 94 %
-//! of the time rather than 95 % (`results/estimate.md`), and [`Estimate::max_share`] flags runs
-//! where one probe dominates.
+//! The estimate is the stratified sum. Its 95 % interval allows for the skew of the estimate's
+//! distribution (a rare probe can carry much of the total, so a run that missed such probes is
+//! low and believes its spread too small): each root's spread is at least the one its pilot
+//! measured (independently) plus its largest probe counted once more; Hall's transformation
+//! removes the skewness the probes' third moments show; and the quantile is that of a 97.5 %
+//! normal interval, for the tails no moment sees. Against exact counts it covered 2,163 of 2,200
+//! runs (98.3 %; every board and probe count 95 times in 100 or more) where the plain normal
+//! interval covered 93.8 % (90 % on some boards; `results/estimate.md`), and
+//! [`Estimate::max_share`] still flags runs where one probe dominates.
 
 use std::time::Instant;
 
@@ -37,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::hash::mix;
 use crate::piece::Piece;
 use crate::search::{Problem, fresh_ids, with_memo};
-use crate::theory::Obstruction;
+use crate::theory::{self, Obstruction};
 
 /// The probes `knights estimate` takes by default.
 pub const DEFAULT_PROBES: u64 = 200_000;
@@ -45,8 +49,16 @@ pub const DEFAULT_PROBES: u64 = 200_000;
 /// The most probes one estimate takes.
 pub const MAX_PROBES: u64 = 1_000_000_000;
 
-/// The normal quantile of a two-sided 95 % interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
+/// The quantile the interval is built at: that of a two-sided 97.5 % normal interval. The
+/// estimate's distribution has heavier tails than the corrections below can see from the probes
+/// (their spread is itself uncertain), and with the 95 % quantile the corrected interval covered
+/// 95.3 to 98 % of 300 seeds per board; with this margin, 98 to 99.3 %, so that it is a 95 %
+/// interval at least (`results/estimate.md`).
+pub const Z_INTERVAL: f64 = 2.241_402_727_604_947;
+
+/// A root whose pilot reaches fewer tours than this has an unknown spread: it gets at least an
+/// even share of the probes.
+const PILOT_HITS: u64 = 10;
 
 /// How the probes walk. The defaults are the ones measured best in `results/estimate.md`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -138,30 +150,36 @@ impl Estimate {
     /// Half the interval's width over the estimate: 0.1 is "within 10 %".
     #[must_use]
     pub fn relative_half_width(&self) -> Option<f64> {
-        (self.estimate > 0.0).then(|| Z95 * self.std_error / self.estimate)
+        (self.estimate > 0.0).then(|| match self.high {
+            Some(high) => (high - self.low) / 2.0 / self.estimate,
+            None => Z_INTERVAL * self.std_error / self.estimate,
+        })
     }
 }
 
-/// The running statistics of one root's probes: count, mean and sum of squared deviations
-/// (Welford's updates, merged by Chan's formula, so no large sums cancel), hits and the largest.
+/// The running statistics of one root's probes: count, mean, sums of squared and cubed
+/// deviations (Welford's updates extended to the third moment and merged by Pébay's formulas, so
+/// no large sums cancel), hits and the largest.
 #[derive(Clone, Copy, Debug, Default)]
 struct Sums {
     n: u64,
     mean: f64,
     m2: f64,
+    m3: f64,
     hits: u64,
     max: f64,
 }
 
 impl Sums {
-    fn add(mut self, x: f64) -> Sums {
-        self.n += 1;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
-        self.hits += u64::from(x > 0.0);
-        self.max = self.max.max(x);
-        self
+    fn add(self, x: f64) -> Sums {
+        self.merge(Sums {
+            n: 1,
+            mean: x,
+            m2: 0.0,
+            m3: 0.0,
+            hits: u64::from(x > 0.0),
+            max: x,
+        })
     }
 
     fn merge(self, o: Sums) -> Sums {
@@ -171,12 +189,17 @@ impl Sums {
         if o.n == 0 {
             return self;
         }
-        let n = self.n + o.n;
+        let (na, nb) = (self.n as f64, o.n as f64);
+        let n = na + nb;
         let d = o.mean - self.mean;
         Sums {
-            n,
-            mean: self.mean + d * o.n as f64 / n as f64,
-            m2: self.m2 + o.m2 + d * d * (self.n as f64 * o.n as f64 / n as f64),
+            n: self.n + o.n,
+            mean: self.mean + d * nb / n,
+            m2: self.m2 + o.m2 + d * d * na * nb / n,
+            m3: self.m3
+                + o.m3
+                + d * d * d * na * nb * (na - nb) / (n * n)
+                + 3.0 * d * (na * o.m2 - nb * self.m2) / n,
             hits: self.hits + o.hits,
             max: self.max.max(o.max),
         }
@@ -192,6 +215,14 @@ impl Sums {
             return 0.0;
         }
         (self.m2 / (self.n - 1) as f64).max(0.0)
+    }
+
+    /// The third central moment of the probes.
+    fn third_moment(&self) -> f64 {
+        if self.n < 3 {
+            return 0.0;
+        }
+        self.m3 / self.n as f64
     }
 }
 
@@ -251,17 +282,38 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
     }
     let plan = Plan::new(board, piece, &cspec);
     let roots = plan.roots.len();
+    // a root whose start square a theorem rules out (the middle lines of a 4-wide board) has no
+    // tour: it gets no probes, which would only die there
+    let live: Vec<bool> = plan
+        .roots
+        .iter()
+        .map(|r| {
+            spec.closed
+                || theory::open_obstruction(board, piece, Some(board.square(r.start))).is_none()
+        })
+        .collect();
+    let alive = live.iter().filter(|&&l| l).count().max(1) as u64;
     let id_base = fresh_ids(roots as u64);
     let run = |alloc: &[u64], stream: u64| {
         run_probes(&plan, alloc, mix(spec.seed) ^ stream, spec.sampler, id_base)
     };
     // a pilot of a tenth of the probes, split evenly, measures each root's spread; the rest go
     // where they cut the variance most (Neyman: in proportion to multiplier × spread), with a
-    // floor so that no root goes unwatched. The pilot's probes only steer: the estimate is made
-    // from the main probes alone, so it stays unbiased.
-    let pilot = run(&vec![(spec.probes / 10 / roots as u64).max(2); roots], 1);
+    // floor so that no root goes unwatched, and at least an even share to a root whose pilot
+    // reached too few tours for its spread to mean anything (on 4x9 the corner, which holds most
+    // tours, reaches one in a hundred probes: a pilot that missed it left it 18 probes, and the
+    // estimate lost most of the total with a narrow interval). The pilot's probes only steer:
+    // the estimate is made from the main probes alone, so it stays unbiased.
+    let pilot_each = (spec.probes / 10 / alive).max(2);
+    let pilot = run(
+        &live
+            .iter()
+            .map(|&l| if l { pilot_each } else { 0 })
+            .collect::<Vec<_>>(),
+        1,
+    );
     let main = spec.probes.saturating_sub(pilot.iter().map(|s| s.n).sum());
-    let floor = (main / roots as u64 / 100).max(2);
+    let floor = (main / alive / 100).max(2);
     let spread: Vec<f64> = plan
         .roots
         .iter()
@@ -271,31 +323,50 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
     let sum: f64 = spread.iter().sum();
     let alloc: Vec<u64> = spread
         .iter()
-        .map(|&w| {
+        .zip(&pilot)
+        .zip(&live)
+        .map(|((&w, p), &l)| {
+            if !l {
+                return 0;
+            }
             let share = if sum > 0.0 {
                 w / sum
             } else {
-                1.0 / roots as f64
+                1.0 / alive as f64
             };
-            ((main as f64 * share) as u64).max(floor)
+            let even = if p.hits < PILOT_HITS { main / alive } else { 0 };
+            ((main as f64 * share) as u64).max(floor).max(even)
         })
         .collect();
     let by_root = run(&alloc, 2);
-    let (mut total, mut var, mut largest) = (0.0, 0.0, 0.0f64);
-    for (root, s) in plan.roots.iter().zip(&by_root) {
-        let m = root.multiplier as f64;
+    let (mut total, mut var, mut third, mut largest) = (0.0, 0.0, 0.0, 0.0f64);
+    for ((root, s), p) in plan.roots.iter().zip(&by_root).zip(&pilot) {
+        if s.n == 0 {
+            continue;
+        }
+        let (m, n) = (root.multiplier as f64, s.n as f64);
         total += m * s.mean();
-        var += m * m * s.variance() / s.n as f64;
-        largest = largest.max(m * s.max / s.n as f64);
+        // the spread: at least the pilot's (an independent measure, so a main sample that
+        // missed the rare large probes is not also believed about its spread), and the largest
+        // probe once more (wider where the largest probes carry much of the total)
+        var += m * m * (s.variance().max(p.variance()) / n + (s.max / n).powi(2));
+        third += m * m * m * s.third_moment() / (n * n);
+        largest = largest.max(m * s.max / n);
     }
     // the plan's weighted sum is the reported figure of every kind (see `count::tally`)
     let se = var.sqrt();
+    let skew = if var > 0.0 {
+        third / var.powf(1.5)
+    } else {
+        0.0
+    };
+    let (low, high) = interval(total, se, skew);
     let hits: u64 = by_root.iter().chain(&pilot).map(|s| s.hits).sum();
     Ok(Estimate {
         figure,
         estimate: total,
-        low: (total - Z95 * se).max(0.0),
-        high: (hits > 0).then_some(total + Z95 * se),
+        low: low.max(0.0),
+        high: (hits > 0).then_some(high),
         std_error: se,
         probes: by_root.iter().chain(&pilot).map(|s| s.n).sum(),
         hits,
@@ -303,6 +374,27 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
         reason: None,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// The interval around `total` with standard error `se` and skewness `skew` (of the estimate,
+/// not of one probe): Hall's (1992) transformation of the studentised statistic, which removes
+/// its skewness, `g(t) = t + a t² + a² t³ / 3 + skew / 6` with `a = skew / 3`, inverted at the
+/// ± [`Z_INTERVAL`] quantiles. For a right-skewed estimate it moves both ends up: a sample that
+/// missed the rare large probes is low, and so is its spread.
+fn interval(total: f64, se: f64, skew: f64) -> (f64, f64) {
+    let a = skew / 3.0;
+    let inverse = |y: f64| {
+        let y = y - skew / 6.0;
+        if a.abs() < 1e-9 {
+            y
+        } else {
+            ((1.0 + 3.0 * a * y).cbrt() - 1.0) / a
+        }
+    };
+    (
+        total - se * inverse(Z_INTERVAL),
+        total - se * inverse(-Z_INTERVAL),
+    )
 }
 
 /// Runs `alloc[r]` probes from each root `r` of `plan`, in chunks with random streams of their
@@ -521,8 +613,8 @@ mod tests {
     }
 
     /// Coverage over 40 fixed seeds on 5x5 at 2,000 probes: at least 32 intervals must cover.
-    /// Were the intervals at their nominal 95 %, 40 independent seeds would fail this with
-    /// probability 7e-4 (binomial); at 93 % with 6e-3.
+    /// Were the intervals at 95 % (they measure more), 40 independent seeds would fail this
+    /// with probability 7e-4 (binomial).
     #[test]
     fn coverage_over_forty_seeds() {
         let b: Board = "5x5".parse().unwrap();
@@ -531,6 +623,23 @@ mod tests {
             .filter(|&seed| covers(&run(b, false, None, 2_000, seed), want))
             .count();
         assert!(covered >= 32, "{covered} of 40");
+    }
+
+    /// The skewed boards where the normal interval covered least (4x9 open: the pilot could miss
+    /// the corner, which holds most tours; 5x8 closed: one root, heavy tail), 100 fixed seeds
+    /// each at 20,000 probes, as in `results/estimate.md`: at least 95 must cover. Before the
+    /// fix these seeds gave 93 and 90. An interval that covers 98.5 % of the time (as measured
+    /// over 300 seeds) fails one board with probability 3e-3 (binomial, 6 misses or more).
+    #[test]
+    fn skewed_boards_cover_95_in_100() {
+        for (b, closed) in [("4x9", false), ("5x8", true)] {
+            let board: Board = b.parse().unwrap();
+            let want = exact(board, closed, None);
+            let covered = (0..100)
+                .filter(|&seed| covers(&run(board, closed, None, 20_000, seed), want))
+                .count();
+            assert!(covered >= 95, "{b} closed={closed}: {covered} of 100");
+        }
     }
 
     /// The bar: with the default probes, 6x6 within a factor of 2, covering.

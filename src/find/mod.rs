@@ -1,9 +1,11 @@
 //! Finding one tour: existence theorems first, then for the knight the linear-time construction
-//! (`crate::construct`), then Warnsdorff with Pósa rotations and seeded restarts, then (on
-//! boards of up to 64 squares) an exact search that either finds a tour or proves there is none
-//! from the start square. Every search stops at a deadline.
+//! (`crate::construct`), then Warnsdorff with Pósa rotations and seeded restarts, then for other
+//! leapers an exact search by SAT (`sat.rs`, boards of up to [`SAT_MAX_SQUARES`]) and for the
+//! knight (on boards of up to 64 squares) an exact depth-first search, each of which either finds
+//! a tour or proves there is none. Every search stops at a deadline.
 
 mod backtrack;
+mod sat;
 mod warnsdorff;
 
 use std::fmt;
@@ -27,6 +29,11 @@ pub const CONSTRUCTION_BYTES_PER_SQUARE: u64 = 4;
 
 /// Bytes a square the searches need (path, positions, degrees, visited marks).
 pub const SEARCH_BYTES_PER_SQUARE: u64 = 14;
+
+/// Boards up to this many squares get the exact search by SAT when a piece other than the knight
+/// defeats the walks: it settled every square board of the camel, zebra and giraffe up to 16x16
+/// in under a second (`results/leapers.md`); its clauses grow with the board, its rounds too.
+pub const SAT_MAX_SQUARES: u64 = 1024;
 
 /// Which way to make a tour (`--method`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -109,6 +116,13 @@ impl Deadline {
     pub(crate) fn passed(self) -> bool {
         Instant::now() >= self.0
     }
+
+    /// The time left, if any.
+    pub(crate) fn left(self) -> Option<Duration> {
+        self.0
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+    }
 }
 
 /// How a tour was found.
@@ -124,6 +138,8 @@ pub enum Method {
         attempt: u32,
     },
     Exact,
+    /// The exact search by SAT.
+    Sat,
     Backtrack,
 }
 
@@ -142,6 +158,7 @@ impl fmt::Display for Method {
                 )
             }
             Method::Exact => f.write_str("exact search"),
+            Method::Sat => f.write_str("exact search by SAT"),
             Method::Backtrack => f.write_str("backtracking search"),
         }
     }
@@ -169,6 +186,19 @@ pub enum FindError {
         kind: &'static str,
         board: Board,
         from: String,
+    },
+    /// The exact search by SAT proved that no tour exists (from `from`, when given: tours exist
+    /// from other squares).
+    #[error(
+        "no {kind} tour on {board}{}: a SAT solver proved it (a tour takes two of every square's moves, one at each end of an open tour, and crosses every cut of the board; no choice of moves does both, {rounds} round{} of cuts)",
+        from.as_ref().map(|f| format!(" starts on {f}")).unwrap_or_default(),
+        if *rounds == 1 { "" } else { "s" }
+    )]
+    ProvedNoneBySat {
+        kind: &'static str,
+        board: Board,
+        from: Option<String>,
+        rounds: u32,
     },
     #[error("internal error: a search produced an invalid tour: {0}")]
     Internal(#[from] crate::tour::TourError),
@@ -358,6 +388,32 @@ fn search(
             path.rotate_left(at);
         }
         return Ok((path, Method::Warnsdorff { attempt }));
+    }
+    if !piece.is_knight()
+        && board.squares() <= SAT_MAX_SQUARES
+        && matches!(opts.strategy, Strategy::Auto | Strategy::Backtrack)
+    {
+        // other leapers defeat the walks on some boards (the zebra's 12x12) that the
+        // depth-first searches cannot settle either: the exact search by SAT does, both ways
+        let no = |from: Option<String>, rounds: u32| FindError::ProvedNoneBySat {
+            kind: k,
+            board,
+            from,
+            rounds,
+        };
+        match sat::tour(&geo, opts.closed, Some(start), deadline) {
+            sat::Answer::Tour(path) => return Ok((path, Method::Sat)),
+            sat::Answer::None { rounds } if opts.closed => return Err(no(None, rounds)),
+            sat::Answer::None { rounds } => {
+                // none from this square: is there one from anywhere?
+                return Err(match sat::tour(&geo, false, None, deadline) {
+                    sat::Answer::None { rounds } => no(None, rounds),
+                    sat::Answer::Tour(_) => no(Some(board.name(from)), rounds),
+                    sat::Answer::Unknown => timed_out(),
+                });
+            }
+            sat::Answer::Unknown => return Err(timed_out()),
+        }
     }
     if !opts.closed && walks {
         // a walk from the start gets stuck: walk from elsewhere, then bend the path until the

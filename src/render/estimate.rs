@@ -67,12 +67,13 @@ pub fn text(e: &Estimate, board: Board, piece: &Piece, spec: &EstimateSpec) -> S
     if let Some(reason) = &e.reason {
         return format!("{what}: 0 {}, exactly\nreason: {reason}\n", e.figure.name());
     }
-    let interval = match (e.high, e.relative_half_width()) {
-        (Some(high), Some(rel)) => format!(
-            "95 % interval: {} to {} (±{:.1} %)",
+    let interval = match e.high {
+        Some(high) if e.estimate > 0.0 => format!(
+            "95 % interval: {} to {} (-{:.1} % to +{:.1} %: it allows for the skew of the probes)",
             approx(e.low),
             approx(high),
-            100.0 * rel
+            100.0 * (1.0 - e.low / e.estimate),
+            100.0 * (high / e.estimate - 1.0)
         ),
         _ => "no probe reached a tour: there may be none, or too few probes to find them".into(),
     };

@@ -555,14 +555,15 @@ fn exact_engine(
             let d = dfs::Dfs::new(board, piece, req);
             let total = BigUint::from(d.total());
             let how = format!(
-                "exact: a uniform rank below {total} {kind} tours{}, unranked down the counting search ({}, {} subtree counts cached)",
+                "exact: a uniform rank below {total} {kind} tours{}, unranked down the counting search ({}; the subtree counts of the first {} moves in tables, {} nodes)",
                 if req.closed {
                     " (undirected cycles)"
                 } else {
                     ""
                 },
                 d.roots_described(),
-                d.cached()
+                d.depth(),
+                d.held()
             );
             return Ok((Engine::Dfs(Box::new(d)), how, total));
         }

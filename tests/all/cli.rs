@@ -148,6 +148,55 @@ fn moves_and_grid_round_trip_through_verify() {
     );
 }
 
+/// Leaper boards the walks and the depth-first searches left without an answer (issue 19):
+/// where a tour exists it is found within the deadline and verified again here; where none
+/// exists the SAT proof says so for the whole board (exit 1), from a1 and from another square.
+#[test]
+fn leapers_past_64_squares_get_an_answer() {
+    for (board, piece, closed) in [
+        ("14x14", "zebra", true),
+        ("10x10", "zebra", false),
+        ("10x10", "giraffe", false),
+    ] {
+        let mut args = vec!["tour", board, "--piece", piece, "--format", "json"];
+        let mut check = vec![];
+        if closed {
+            args.push("--closed");
+            check.push("--closed");
+        }
+        verifies(&ok(&args), &check);
+    }
+    let from_b2 = ok(&[
+        "tour", "10x10", "--piece", "zebra", "--from", "b2", "--format", "moves",
+    ]);
+    assert!(from_b2.starts_with("b2 "), "{from_b2}");
+    verifies(&from_b2, &["--piece", "zebra", "--board", "10x10"]);
+    for (board, piece, kind, extra) in [
+        ("11x11", "zebra", "open", None),
+        ("12x12", "zebra", "open", None),
+        ("12x12", "zebra", "open", Some("f6")),
+        ("12x12", "zebra", "closed", None),
+        ("13x13", "zebra", "open", None),
+        ("11x11", "giraffe", "open", None),
+        ("8x8", "giraffe", "open", None),
+    ] {
+        let mut args = vec!["tour", board, "--piece", piece];
+        if kind == "closed" {
+            args.push("--closed");
+        }
+        if let Some(sq) = extra {
+            args.extend(["--from", sq]);
+        }
+        knights()
+            .args(&args)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::starts_with(format!(
+                "knights: no {kind} tour on {board}: a SAT solver proved it"
+            )));
+    }
+}
+
 #[test]
 fn svg_has_the_picture() {
     let svg = ok(&["tour", "8x8", "--format", "svg"]);
