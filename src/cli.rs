@@ -44,6 +44,9 @@ pub enum Command {
     Count(CountArgs),
     /// Put the checkpoints of the shards of one count together and print its total.
     Merge(MergeArgs),
+    /// What a checkpoint holds: the run, its progress, when it was last written, whether a
+    /// process is counting it now, and the time left.
+    Status(StatusArgs),
     /// The shortest path from a square that visits every listed square (revisits allowed).
     Hunt(HuntArgs),
     /// Run one heuristic without backtracking from every start square and report what it finds.
@@ -216,6 +219,17 @@ pub struct MergeArgs {
     /// Checkpoint files written by `knights count --shard K/N --checkpoint FILE`.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// A checkpoint given to `knights count --checkpoint FILE` (of any engine or shard; the
+    /// frontier engine's saved layers beside it are read too).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -58,6 +58,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run(&a),
         Command::Count(a) => cmd::count::run(&a),
         Command::Merge(a) => cmd::merge::run(&a),
+        Command::Status(a) => cmd::status::run(&a),
         Command::Hunt(a) => cmd::hunt::run(&a),
         Command::Survey(a) => cmd::survey::run(&a),
         Command::Estimate(a) => cmd::estimate::run(&a),

@@ -8,6 +8,7 @@ pub(crate) mod hunt;
 pub(crate) mod manpage;
 pub(crate) mod merge;
 pub(crate) mod sample;
+pub(crate) mod status;
 pub(crate) mod survey;
 pub(crate) mod tour;
 pub(crate) mod verify;

@@ -24,9 +24,11 @@
 //! crc 5a0c61f2
 //! ```
 //!
-//! Then one line per counted piece, `INDEX COUNT CRC`, where COUNT is a decimal number of any
-//! size and CRC is the CRC32 of `INDEX COUNT` continued from the header's CRC (so a line copied
-//! from another run's file does not check). `split` is what the engine's cut depends on (the
+//! Then one line per counted piece, `INDEX COUNT TIME CRC`, where COUNT is a decimal number of
+//! any size, TIME the Unix millisecond it was recorded (for the rate `knights status` reports;
+//! earlier versions wrote none, and their lines are read as well), and CRC the CRC32 of the
+//! fields before it continued from the header's CRC (so a line copied from another run's file
+//! does not check). `split` is what the engine's cut depends on (the
 //! DFS's unit target, the frontier engine's split layer), `units` the number of pieces.
 //!
 //! An engine that saves work in progress (the frontier engine's layers) keeps it in files of its
@@ -317,6 +319,8 @@ pub struct Loaded {
     pub id: RunId,
     /// Counted units: unit number to its unweighted count.
     pub done: BTreeMap<usize, BigUint>,
+    /// When each counted unit was recorded (Unix milliseconds), where the record says.
+    pub times: BTreeMap<usize, u64>,
     /// Lines dropped because their checksum failed or they were cut short.
     pub damaged: usize,
 }
@@ -368,6 +372,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
     };
     let id = RunId::from_fields(path, &map)?;
     let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
+    let mut times = BTreeMap::new();
     let mut dropped = 0;
     for line in lines {
         let Some(rec) = std::str::from_utf8(line)
@@ -378,7 +383,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
             dropped += 1;
             continue;
         };
-        let (unit, count) = rec;
+        let (unit, count, time) = rec;
         if unit >= id.units || !id.shard.owns(unit) {
             return Err(CheckpointError::Foreign {
                 path: path.into(),
@@ -398,25 +403,37 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
             }
         }
         done.insert(unit, count);
+        if let Some(t) = time {
+            times.insert(unit, t);
+        }
     }
     Ok(Loaded {
         path: path.into(),
         id,
         done,
+        times,
         damaged: dropped,
     })
 }
 
-fn parse_record(text: &str, header_crc: u32) -> Option<(usize, BigUint)> {
+/// A record's piece, count and the time it was written (Unix milliseconds; `None` in the records
+/// of earlier versions, which wrote none).
+fn parse_record(text: &str, header_crc: u32) -> Option<(usize, BigUint, Option<u64>)> {
     let (body, crc) = text.rsplit_once(' ')?;
     if u32::from_str_radix(crc, 16).ok()? != record_crc(header_crc, body) || crc.len() != 8 {
         return None;
     }
-    let (unit, count) = body.split_once(' ')?;
+    let fields: Vec<&str> = body.split(' ').collect();
     // digits only: the parsers would take a sign or separators a writer never puts there
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    (digits(unit) && digits(count)).then_some(())?;
-    Some((unit.parse().ok()?, count.parse().ok()?))
+    let digits = |t: &&str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !(2..=3).contains(&fields.len()) || !fields.iter().all(digits) {
+        return None;
+    }
+    let time = match fields.get(2) {
+        Some(t) => Some(t.parse().ok()?),
+        None => None,
+    };
+    Some((fields[0].parse().ok()?, fields[1].parse().ok()?, time))
 }
 
 /// An open checkpoint that counted units are appended to.
@@ -447,13 +464,14 @@ impl Checkpoint {
                 path: path.into(),
                 id: id.clone(),
                 done: BTreeMap::new(),
+                times: BTreeMap::new(),
                 damaged: 0,
             }
         };
         let (header, header_crc) = id.header();
         let mut text = header;
         for (u, c) in &loaded.done {
-            text += &record_line(header_crc, *u, c);
+            text += &record_line(header_crc, *u, c, loaded.times.get(u).copied());
         }
         replace(path, text.as_bytes())?;
         let file = OpenOptions::new()
@@ -477,7 +495,7 @@ impl Checkpoint {
 
     /// Appends a counted unit, at once, and syncs if the last sync is [`SYNC_EVERY`] old.
     pub fn record(&mut self, unit: usize, count: &BigUint) -> Result<(), CheckpointError> {
-        let line = record_line(self.header_crc, unit, count);
+        let line = record_line(self.header_crc, unit, count, Some(now()));
         // one write per line: a process killed between lines leaves whole lines behind
         self.file
             .write_all(line.as_bytes())
@@ -511,8 +529,18 @@ impl Checkpoint {
     }
 }
 
-fn record_line(header_crc: u32, unit: usize, count: &BigUint) -> String {
-    let body = format!("{unit} {count}");
+/// Milliseconds since the Unix epoch now (0 on a clock set before it).
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn record_line(header_crc: u32, unit: usize, count: &BigUint, time: Option<u64>) -> String {
+    let body = match time {
+        Some(t) => format!("{unit} {count} {t}"),
+        None => format!("{unit} {count}"),
+    };
     let crc = record_crc(header_crc, &body);
     format!("{body} {crc:08x}\n")
 }

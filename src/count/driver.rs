@@ -306,7 +306,7 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
 }
 
 /// The engine that runs `engine` (never `Auto`).
-fn engine_for(engine: Engine) -> &'static dyn CountEngine {
+pub(crate) fn engine_for(engine: Engine) -> &'static dyn CountEngine {
     match engine {
         Engine::Frontier => &Frontier,
         Engine::Naive => &Naive,

@@ -10,6 +10,7 @@
 pub mod checkpoint;
 pub mod driver;
 pub mod report;
+pub mod status;
 
 pub use crate::dfs::{
     Counter, Plan, REACH_SECONDS, Root, Tally, UNIT_TARGET, Unit, check_reach_plan, count_each,

@@ -404,13 +404,13 @@ impl Saver {
     fn save<K: Key>(
         &mut self,
         name: &RunName,
-        phase: &str,
-        done: usize,
+        stage: (&str, usize, usize, usize),
         tables: &[(&str, &Layer<K>)],
     ) -> Result<(), RunError> {
         if let Some(path) = &self.path {
             let t = Instant::now();
-            snapshot::save(path, name, phase, done, tables)?;
+            let (phase, done, layer, layers) = stage;
+            snapshot::save(path, name, phase, done, (layer, layers), tables)?;
             self.cost = t.elapsed();
             self.last = Instant::now();
         }
@@ -796,14 +796,25 @@ impl<'a, K: Key> Run<'a, K> {
                         self.check_reach(i, &layer, i + 1 == steps.len())?;
                     }
                     if self.saver.due() && i + 1 < steps.len() {
-                        self.saver
-                            .save(&self.name, phase, i + 1, &with_current(extra, &layer))?;
+                        self.saver.save(
+                            &self.name,
+                            (
+                                phase,
+                                i + 1,
+                                (i + 1).saturating_sub(self.offset),
+                                self.total,
+                            ),
+                            &with_current(extra, &layer),
+                        )?;
                     }
                 }
                 Err(Stopped::Interrupted) => {
                     if !self.saver.saved {
-                        self.saver
-                            .save(&self.name, phase, i, &with_current(extra, &layer))?;
+                        self.saver.save(
+                            &self.name,
+                            (phase, i, (i).saturating_sub(self.offset), self.total),
+                            &with_current(extra, &layer),
+                        )?;
                     }
                     return Ok(Walked::Interrupted);
                 }
@@ -1009,8 +1020,16 @@ impl<'a, K: Key> Run<'a, K> {
             ) else {
                 // the crossing is whole: keep it, and the join is all a resumed piece does
                 if !self.saver.saved {
-                    self.saver
-                        .save(&self.name, &phase, cross_steps, &[("current", &crossing)])?;
+                    self.saver.save(
+                        &self.name,
+                        (
+                            &phase,
+                            cross_steps,
+                            (cross_steps).saturating_sub(self.offset),
+                            self.total,
+                        ),
+                        &[("current", &crossing)],
+                    )?;
                 }
                 return Ok(self.interrupted());
             };
@@ -1149,8 +1168,11 @@ impl<'a, K: Key> Run<'a, K> {
             phase = "crossing".into();
             done = 0;
             let (r, c) = (right.as_ref().expect("set"), current.as_ref().expect("set"));
-            self.saver
-                .save(&self.name, &phase, 0, &[("right", r), ("current", c)])?;
+            self.saver.save(
+                &self.name,
+                (&phase, 0, 0, self.total),
+                &[("right", r), ("current", c)],
+            )?;
         }
         let right = right.ok_or_else(|| self.foreign_phase())?;
         let crossing = current.take().ok_or_else(|| self.foreign_phase())?;
@@ -1189,6 +1211,7 @@ impl<'a, K: Key> Run<'a, K> {
                 &self.name,
                 "split",
                 (rate * 1e12) as usize,
+                (0, 0),
                 &[("right", &right), ("first", &first)],
             )?;
             self.saver.clear();

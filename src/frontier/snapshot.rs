@@ -1,11 +1,13 @@
-//! Checkpoints of a frontier count: the state tables after the last saved layer, written whole.
+//! Saved stages of a frontier count: the state tables after the last saved layer, written whole
+//! (`FILE.layers` beside the checkpoint log), and the work all pieces share (`FILE.split`, or
+//! the file `--split` names).
 //!
 //! # Format
 //!
 //! A text header, one `key value` line each, ending with the CRC32 of the lines before it:
 //!
 //! ```text
-//! knights-frontier 1
+//! knights-frontier 2
 //! version 0.1.0
 //! board 7x7
 //! piece knight
@@ -13,18 +15,22 @@
 //! from -
 //! to -
 //! symmetry yes
-//! mode meet-in-the-middle
-//! phase crossing
-//! done 3
+//! mode meet-in-the-middle 3
+//! phase piece 4
+//! done 10
+//! layer 3/8
 //! limbs 1
 //! key-bytes 8
-//! tables right:1669 current:18206
+//! tables current:182061
 //! crc 1c2d3e4f
 //! ```
 //!
-//! then each table's states in the order the header names them, `key-bytes` bytes of key and
-//! `8 * limbs` bytes of count (little-endian) each, and last the CRC32 of those bytes (4 bytes,
-//! little-endian). The file is written to a temporary file beside it, synced, and renamed over
+//! `phase` is the stage (`sweep`, `forward`, `crossing`, `piece N`, or `split` for the work the
+//! pieces share), `done` the steps of the walk done (for `split`: the picoseconds a crossing
+//! state took, for projecting the pieces' time), `layer` the layer of the stage as progress
+//! shows it, of how many. Then each table's states in the order the header names them,
+//! `key-bytes` bytes of key and `8 * limbs` bytes of count (little-endian) each, and last the
+//! CRC32 of those bytes (4 bytes, little-endian). The file is written to a temporary file beside it, synced, and renamed over
 //! the old one, so a checkpoint is always a whole saved layer or the one before; a file whose
 //! checksums fail is refused (it cannot be trusted), as is the file of another run.
 
@@ -36,7 +42,7 @@ use super::table::{Layer, Shape};
 use crate::store::{CheckpointError, read_regular, replace_with};
 
 /// The first line, with the format's version.
-const MAGIC: &str = "knights-frontier 1";
+const MAGIC: &str = "knights-frontier 2";
 
 /// The fields that name a run; a checkpoint of other fields belongs to another run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,13 +68,15 @@ impl<K: Key> Snapshot<K> {
     }
 }
 
-/// Writes a checkpoint to `path` atomically: `tables` after `done` steps of `phase`. Tables of
-/// different count widths are widened to the widest.
+/// Writes a checkpoint to `path` atomically: `tables` after `done` steps of `phase`, which is
+/// layer `layers.0` of the `layers.1` of its stage as progress shows them (for `knights status`). Tables of different count widths are widened to the
+/// widest.
 pub(crate) fn save<K: Key>(
     path: &Path,
     name: &RunName,
     phase: &str,
     done: usize,
+    layers: (usize, usize),
     tables: &[(&str, &Layer<K>)],
 ) -> Result<(), CheckpointError> {
     let limbs = tables.iter().map(|t| t.1.limbs()).max().unwrap_or(1);
@@ -83,7 +91,9 @@ pub(crate) fn save<K: Key>(
         .map(|(n, t)| format!("{n}:{}", t.len()))
         .collect();
     head += &format!(
-        "phase {phase}\ndone {done}\nlimbs {limbs}\nkey-bytes {key_bytes}\ntables {}\n",
+        "phase {phase}\ndone {done}\nlayer {}/{}\nlimbs {limbs}\nkey-bytes {key_bytes}\ntables {}\n",
+        layers.0,
+        layers.1,
         sizes.join(" "),
     );
     head += &format!("crc {:08x}\n", crc32fast::hash(head.as_bytes()));
@@ -107,26 +117,74 @@ pub(crate) fn save<K: Key>(
     })
 }
 
-/// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
-/// there is no file.
-pub(crate) fn load<K: Key>(
-    path: &Path,
-    name: &RunName,
-    shape_key: usize,
-) -> Result<Option<Snapshot<K>>, CheckpointError> {
-    if !path.exists() {
-        return Ok(None);
+/// A saved stage's header: its fields (run, phase, layers, tables), checked against its checksum.
+#[derive(Clone, Debug)]
+pub struct Header {
+    fields: Vec<(String, String)>,
+    /// Bytes of the header: the states follow.
+    pub len: usize,
+}
+
+impl Header {
+    /// The value of field `key`.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(f, _)| f == key)
+            .map(|(_, v)| v.as_str())
     }
-    let bytes = read_regular(path)?;
+
+    /// The stage: `sweep`, `forward`, `crossing`, `piece N` or `split`.
+    #[must_use]
+    pub fn phase(&self) -> Option<&str> {
+        self.get("phase")
+    }
+
+    /// The layer of its stage and how many the stage has, as progress shows them.
+    #[must_use]
+    pub fn layer(&self) -> Option<(usize, usize)> {
+        let (a, b) = self.get("layer")?.split_once('/')?;
+        Some((a.parse().ok()?, b.parse().ok()?))
+    }
+
+    /// Its tables: name and states.
+    #[must_use]
+    pub fn tables(&self) -> Vec<(String, usize)> {
+        self.get("tables")
+            .unwrap_or("")
+            .split_whitespace()
+            .filter_map(|t| {
+                let (n, c) = t.split_once(':')?;
+                Some((n.to_string(), c.parse().ok()?))
+            })
+            .collect()
+    }
+
+    /// The size the file has when its states are all there: the header, the states, the
+    /// checksum.
+    #[must_use]
+    pub fn file_size(&self) -> Option<u64> {
+        let limbs: u64 = self.get("limbs")?.parse().ok()?;
+        let key: u64 = self.get("key-bytes")?.parse().ok()?;
+        let states: u64 = self.tables().iter().map(|t| t.1 as u64).sum();
+        Some(self.len as u64 + states * (key + 8 * limbs) + 4)
+    }
+}
+
+/// The header at the start of `bytes` (a saved stage read from `path`), checked.
+fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header, CheckpointError> {
     let damaged = |why: &str| CheckpointError::Damaged {
         path: path.into(),
         why: why.into(),
     };
     if !bytes.starts_with(format!("{MAGIC}\n").as_bytes()) {
         let why = if bytes.starts_with(b"knights-checkpoint") {
-            "it was written by a dfs count (use --engine dfs to resume it)"
+            "it is a checkpoint log, not a frontier count's saved layers"
+        } else if bytes.starts_with(b"knights-frontier ") {
+            "it was written by an earlier version of knights, whose frontier engine saved its layers otherwise; delete it to count again"
         } else {
-            "its first line is not 'knights-frontier 1'"
+            "its first line is not 'knights-frontier 2'"
         };
         return Err(CheckpointError::NotACheckpoint {
             path: path.into(),
@@ -136,7 +194,6 @@ pub(crate) fn load<K: Key>(
     // the header: text lines up to and including `crc`
     let mut end = 0;
     let mut fields: Vec<(String, String)> = Vec::new();
-    let mut crc_ok = false;
     for line in bytes.split_inclusive(|&b| b == b'\n') {
         let start = end;
         end += line.len();
@@ -153,19 +210,68 @@ pub(crate) fn load<K: Key>(
             .split_once(' ')
             .ok_or_else(|| damaged("a header line has no value"))?;
         if k == "crc" {
-            crc_ok = u32::from_str_radix(v, 16).ok() == Some(crc32fast::hash(&bytes[..start]));
-            break;
+            if u32::from_str_radix(v, 16).ok() != Some(crc32fast::hash(&bytes[..start])) {
+                return Err(damaged("the header's checksum does not match"));
+            }
+            return Ok(Header { fields, len: end });
         }
         fields.push((k.to_string(), v.to_string()));
     }
-    if !crc_ok {
-        return Err(damaged("the header's checksum does not match"));
+    Err(damaged("its header is cut short"))
+}
+
+/// The header of the saved stage at `path` (its states are not read: a size check is all they
+/// get); `None` when there is no file.
+pub fn read_header(path: &Path) -> Result<Option<Header>, CheckpointError> {
+    if !path.exists() {
+        return Ok(None);
     }
+    let mut file = crate::input::open_regular(path).map_err(|e| CheckpointError::Damaged {
+        path: path.into(),
+        why: e.to_string(),
+    })?;
+    let mut head = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, 1 << 16), &mut head).map_err(
+        |source| CheckpointError::Io {
+            action: "read",
+            path: path.into(),
+            source,
+        },
+    )?;
+    let header = parse_header(path, &head)?;
+    let size = std::fs::metadata(path).map(|m| m.len()).ok();
+    if header.file_size().is_none() || size != header.file_size() {
+        return Err(CheckpointError::Damaged {
+            path: path.into(),
+            why: format!(
+                "it holds {} bytes where its header says {}",
+                size.unwrap_or(0),
+                header.file_size().unwrap_or(0)
+            ),
+        });
+    }
+    Ok(Some(header))
+}
+
+/// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
+/// there is no file.
+pub(crate) fn load<K: Key>(
+    path: &Path,
+    name: &RunName,
+    shape_key: usize,
+) -> Result<Option<Snapshot<K>>, CheckpointError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = read_regular(path)?;
+    let damaged = |why: &str| CheckpointError::Damaged {
+        path: path.into(),
+        why: why.into(),
+    };
+    let header = parse_header(path, &bytes)?;
     let get = |k: &str| {
-        fields
-            .iter()
-            .find(|(f, _)| f == k)
-            .map(|(_, v)| v.as_str())
+        header
+            .get(k)
             .ok_or_else(|| damaged(&format!("the header has no '{k}'")))
     };
     for (k, v) in &name.fields {
@@ -189,7 +295,7 @@ pub(crate) fn load<K: Key>(
     if key_bytes != shape_key || limbs == 0 {
         return Err(damaged("its state size is not this run's"));
     }
-    let body = &bytes[end..];
+    let body = &bytes[header.len..];
     if body.len() < 4 {
         return Err(damaged("it is cut short"));
     }
@@ -265,6 +371,7 @@ mod tests {
             &name("5x5"),
             "sweep",
             5,
+            (5, 36),
             &[("one", &one), ("current", &t)],
         )
         .unwrap();

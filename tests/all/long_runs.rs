@@ -844,3 +844,114 @@ fn frontier_shards_share_one_split() {
     assert_eq!(v["directed"], OPEN_6X6);
     assert_eq!(v["engine"], "frontier");
 }
+
+/// Runs `knights status FILE --json` and returns its JSON.
+fn status_json(ck: &Path) -> Value {
+    let out = knights()
+        .args(["status", path_str(ck), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out)
+}
+
+/// `knights status` on a DFS checkpoint, a shard's, one left mid-way (with the time left), a
+/// frontier count while it runs (its lock, its stage), and damaged or missing files (exit 2).
+#[test]
+fn status_describes_checkpoints_of_every_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    // a finished DFS count, and a shard of one
+    let ck = dir.path().join("dfs.ckpt");
+    finish(&[
+        "count",
+        "5x6",
+        "--engine",
+        "dfs",
+        "--checkpoint",
+        path_str(&ck),
+    ]);
+    let v = status_json(&ck);
+    assert_eq!(
+        (v["engine"].as_str(), v["complete"].as_bool()),
+        (Some("dfs"), Some(true))
+    );
+    assert_eq!(v["pieces_done"], v["pieces"]);
+    assert_eq!(v["directed_so_far"], 37_568);
+    assert_eq!(v["running"], false);
+    let text = knights().args(["status", path_str(&ck)]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("5x6 open tours") && text.contains("units counted"),
+        "{text}"
+    );
+    let shard = dir.path().join("shard.ckpt");
+    finish(&[
+        "count",
+        "5x6",
+        "--engine",
+        "dfs",
+        "--shard",
+        "1/3",
+        "--checkpoint",
+        path_str(&shard),
+    ]);
+    let v = status_json(&shard);
+    assert_eq!(v["shard"], "1/3");
+    assert!(v["pieces_mine"].as_u64().unwrap() < v["pieces"].as_u64().unwrap());
+
+    // a DFS count stopped mid-way: pieces left, and a time left from its records
+    let mid = dir.path().join("mid.ckpt");
+    let mut child = spawn(&dfs_5x8_with(&mid));
+    assert!(wait_for_records(&mut child, &mid, 500), "finished too soon");
+    signal(&child, "-TERM");
+    child.wait().unwrap();
+    let v = status_json(&mid);
+    assert_eq!(v["complete"], false);
+    let done = v["pieces_done"].as_u64().unwrap();
+    assert!(done >= 500 && done < v["pieces"].as_u64().unwrap(), "{v}");
+    assert!(v["seconds_left"].as_f64().is_some_and(|s| s > 0.0), "{v}");
+
+    // a frontier count while it runs: its lock, its process and its stage
+    let fr = dir.path().join("frontier.ckpt");
+    let mut child = spawn(&frontier_6x6(&fr));
+    let running = wait_for_mark(&mut child, &fr, None).map(|_| status_json(&fr));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    if let Some(v) = running {
+        assert_eq!(v["running"], true, "{v}");
+        assert_eq!(v["pid"], child.id());
+        assert!(
+            v["stage"]["phase"].is_string() || v["split"].is_object(),
+            "{v}"
+        );
+        assert_eq!(v["board"], "6x6");
+    }
+    let v = status_json(&fr);
+    assert_eq!(
+        v["running"], false,
+        "the lock of a killed count holds nothing"
+    );
+
+    // damage: a log header, saved layers cut short, no file at all
+    let bad = |path: &Path, want: &str| {
+        let out = knights().args(["status", path_str(path)]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{want}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{err}");
+    };
+    let text = fs::read_to_string(&ck).unwrap().replacen("5x6", "5x7", 1);
+    fs::write(&ck, text).unwrap();
+    bad(&ck, "damaged");
+    let layers = beside(&fr, ".layers");
+    if layers.exists() {
+        let bytes = fs::read(&layers).unwrap();
+        fs::write(&layers, &bytes[..bytes.len() - 10]).unwrap();
+        bad(&fr, "where its header says");
+    }
+    bad(&dir.path().join("none.ckpt"), "no such file");
+}

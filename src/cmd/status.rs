@@ -1,0 +1,17 @@
+//! `knights status`: what a checkpoint holds.
+
+use anyhow::Result;
+use knights::cli::StatusArgs;
+use knights::count::status;
+
+use crate::emit;
+
+pub(crate) fn run(a: &StatusArgs) -> Result<u8> {
+    let s = status::status(&a.file)?;
+    if a.json {
+        emit(&(s.json().to_string() + "\n"))?;
+    } else {
+        emit(&s.text())?;
+    }
+    Ok(0)
+}
