@@ -955,3 +955,40 @@ fn status_describes_checkpoints_of_every_kind() {
     }
     bad(&dir.path().join("none.ckpt"), "no such file");
 }
+
+/// `--shard` with the default engine is never refused for the engine `auto` picks (issue 19:
+/// `knights count 5x8 --shard 0/3` was refused): a count the frontier engine cuts into pieces
+/// is sharded by it; one it walks in a single sweep goes to the DFS where each shard's share of
+/// the DFS's tree is small (4x10 from a1), and stays with the frontier engine in one piece
+/// where the DFS would take minutes (4x12 from a1: 0.04 s so).
+#[test]
+fn auto_picks_an_engine_that_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    for (board, extra, engine, total) in [
+        ("5x8", None, "frontier", OPEN_5X8),
+        ("4x10", Some("a1"), "dfs", 247_833),
+        ("4x12", Some("a1"), "frontier", 6_450_260),
+    ] {
+        let files: Vec<String> = (0..3)
+            .map(|k| {
+                let f = dir.path().join(format!("{board}-{k}.ckpt"));
+                let shard = format!("{k}/3");
+                let mut args = vec![
+                    "count",
+                    board,
+                    "--shard",
+                    &shard,
+                    "--checkpoint",
+                    path_str(&f),
+                ];
+                if let Some(sq) = extra {
+                    args.extend(["--from", sq]);
+                }
+                let v = finish(&args);
+                assert_eq!(v["engine"], engine, "{board}");
+                path_str(&f).to_string()
+            })
+            .collect();
+        assert_eq!(merge_json(&files)["directed"], total, "{board}");
+    }
+}
