@@ -374,12 +374,23 @@ fn cut_for(walk: &Walk, left: u32) -> Option<Cut> {
 
 /// The cut `Method::Auto` meets at, for a symmetric count: the left half one column shorter
 /// than the right on a board of even length (its crossing then starts from the smaller table:
-/// 6x8 open takes 4.4 s so and 21 s with equal halves), as long as the right on an odd length.
+/// 6x8 open takes 4.4 s so and 21 s with equal halves), as long as the right on an odd length;
+/// but halves of equal length where the window is wider than a `u64` holds (a short side of 8
+/// for the knight). There the right half's table, which the join keeps with its index, is too
+/// large beside the walk that made it: 8x8 closed peaked at 16.7 GB resident meeting after
+/// three columns, and at 9.7 GB after four, with the crossing's second column cut into pieces
+/// (`results/eight.md`).
 fn auto_cut(walk: &Walk, symmetric: bool) -> Option<Cut> {
     if !symmetric {
         return None;
     }
-    cut_for(walk, (walk.len - 1) / 2)
+    let wide = walk.window() > u64::SLOTS;
+    let left = if wide && walk.len % 2 == 0 {
+        walk.len / 2
+    } else {
+        (walk.len - 1) / 2
+    };
+    cut_for(walk, left).or_else(|| cut_for(walk, (walk.len - 1) / 2))
 }
 
 /// Saves a checkpoint now and then: after a layer when the last save is at least
