@@ -1090,8 +1090,10 @@ impl<'a, K: Key> Run<'a, K> {
     /// Resumes from the saved stage or the saved split; saves the split when done. `None` when
     /// interrupted.
     fn shared(&mut self, cut: Cut) -> Result<Option<Shared<K>>, RunError> {
-        // one process makes a split the shards share, the others wait for it and read it
-        let _turn = match &self.split_path {
+        // one process makes a split the shards share, the others wait for it and read it; a
+        // split of this run alone is guarded by the checkpoint's lock
+        let shared = self.split_path.as_ref().filter(|_| self.limits.split.is_some());
+        let _turn = match shared {
             Some(p) => {
                 let obs = self.obs;
                 let waiting = || {
