@@ -240,8 +240,17 @@ impl<'g> Problem<'g> {
     }
 }
 
-/// Entries of a thread's table (`2^MEMO_BITS`, 24 bytes each): larger tables measured slower.
+/// Entries of a thread's table at most (`2^MEMO_BITS`, 24 bytes each): larger tables measured
+/// slower.
 const MEMO_BITS: u32 = 18;
+/// Entries a thread's table starts with (`2^MEMO_START_BITS`): it doubles each time it has taken
+/// [`MEMO_FILLS`] times its size in counts, so a short count never allocates (and zeroes) the
+/// 6 MiB a long one wants (6x6 closed: 55 million instructions with the table grown to
+/// `2^16`, 59 million with `2^18` from the start; 6x6 open grows to `2^18` within its first
+/// tenth).
+const MEMO_START_BITS: u32 = 12;
+/// Counts a table takes, in multiples of its size, before it doubles.
+const MEMO_FILLS: u64 = 4;
 /// Smallest and largest number of free squares whose counts are memoised.
 const MEMO_LO: u32 = 5;
 const MEMO_HI: u32 = 40;
@@ -263,7 +272,7 @@ thread_local! {
 pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        f(m.get_or_insert_with(|| Memo::new(MEMO_BITS)))
+        f(m.get_or_insert_with(Memo::growing))
     })
 }
 
@@ -271,25 +280,38 @@ pub fn with_memo<T>(f: impl FnOnce(&mut Memo) -> T) -> T {
 /// ever exact counts, so a lost entry costs time, never correctness; one table per thread.
 pub struct Memo {
     /// `[free, tag, count]` per slot, side by side so that a probe touches one cache line; all
-    /// zeros when empty, so the table comes from the allocator already zeroed (no 6 MB of writes
-    /// before a short count can start).
+    /// zeros when empty.
     slots: Vec<[u64; 3]>,
     mask: usize,
+    /// Counts put since the table was last made, and the size it may grow to (`2^max_bits`).
+    puts: u64,
+    max_bits: u32,
     /// Smallest and largest number of free squares whose counts are memoised.
     lo: u32,
     hi: u32,
 }
 
 impl Memo {
-    /// A table of `2^bits` entries (`bits <= 24`).
+    /// A table of `2^bits` entries (`bits <= 24`), of that size for good.
     #[must_use]
     pub fn new(bits: u32) -> Memo {
         let size = 1usize << bits.min(24);
         Memo {
             slots: vec![[0; 3]; size],
             mask: size - 1,
+            puts: 0,
+            max_bits: bits.min(24),
             lo: MEMO_LO,
             hi: MEMO_HI,
+        }
+    }
+
+    /// A small table that doubles as counts fill it, up to `2^MEMO_BITS` entries.
+    #[must_use]
+    pub fn growing() -> Memo {
+        Memo {
+            max_bits: MEMO_BITS,
+            ..Memo::new(MEMO_START_BITS)
         }
     }
 
@@ -319,5 +341,15 @@ impl Memo {
         let tag = Self::tag(cur, id);
         let i = self.slot(free, tag);
         self.slots[i] = [free.0, tag, val];
+        self.puts += 1;
+        if self.puts > MEMO_FILLS * self.slots.len() as u64
+            && self.slots.len() < 1 << self.max_bits
+        {
+            // a lossy table: the bigger one starts empty, and the counts lost cost time only
+            let size = self.slots.len() * 2;
+            self.slots = vec![[0; 3]; size];
+            self.mask = size - 1;
+            self.puts = 0;
+        }
     }
 }
