@@ -100,6 +100,7 @@ pub mod hash;
 pub mod heuristics;
 pub mod hunt;
 pub mod input;
+pub mod list;
 pub mod piece;
 pub mod render;
 pub mod sample;
