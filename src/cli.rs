@@ -513,7 +513,8 @@ fn parse_piece(s: &str) -> Result<Piece, String> {
 }
 
 fn parse_filter(s: &str) -> Result<Filter, String> {
-    s.parse().map_err(|e: crate::list::FilterError| e.to_string())
+    s.parse()
+        .map_err(|e: crate::list::FilterError| e.to_string())
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {

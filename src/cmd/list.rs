@@ -69,5 +69,9 @@ fn list(a: &ListArgs, opts: &ListOptions) -> Result<u8> {
             std::fs::write(p, svg).with_context(|| format!("cannot write '{}'", p.display()))?;
         }
     }
-    Ok(if summary.listed == 0 { EXIT_NOT_FOUND } else { 0 })
+    Ok(if summary.listed == 0 {
+        EXIT_NOT_FOUND
+    } else {
+        0
+    })
 }

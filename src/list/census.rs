@@ -195,8 +195,7 @@ impl Census {
     /// Whether the ends are one move apart.
     #[must_use]
     pub fn closable(&self, t: &[u8]) -> bool {
-        t.len() >= 3
-            && self.graph.masks[t[0] as usize].contains(u32::from(t[t.len() - 1]))
+        t.len() >= 3 && self.graph.masks[t[0] as usize].contains(u32::from(t[t.len() - 1]))
     }
 
     /// Whether a symmetry other than the identity maps the tour onto itself (an open tour as a
@@ -294,7 +293,10 @@ mod tests {
         assert_eq!("straight=3".parse(), Ok(Filter::Straight(3)));
         for bad in ["straight=x", "straight=-1", "straight", "round", ""] {
             let e = bad.parse::<Filter>().unwrap_err().to_string();
-            assert!(e.contains(&format!("'{bad}'")) && e.contains("straight=N"), "{e}");
+            assert!(
+                e.contains(&format!("'{bad}'")) && e.contains("straight=N"),
+                "{e}"
+            );
         }
         for f in [Filter::Closable, Filter::Symmetric, Filter::Straight(7)] {
             assert_eq!(f.to_string().parse(), Ok(f));

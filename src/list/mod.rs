@@ -292,9 +292,14 @@ impl Listing {
         let reading = match (o.closed, o.from, o.to) {
             (false, None, None) => " (directed: every start square, both directions)".to_string(),
             (true, None, None) => " (one per undirected cycle, each read from a1)".to_string(),
-            (true, Some(f), None) => format!(" (one per undirected cycle, each read from {})", b.name(f)),
+            (true, Some(f), None) => {
+                format!(" (one per undirected cycle, each read from {})", b.name(f))
+            }
             (true, None, Some(t)) => {
-                format!(" (one per undirected cycle, each read to end on {})", b.name(t))
+                format!(
+                    " (one per undirected cycle, each read to end on {})",
+                    b.name(t)
+                )
             }
             _ => String::new(),
         };
@@ -543,7 +548,11 @@ impl Listing {
             Reading::Cycle { anchor, lead } => {
                 let n = n + 1;
                 let at = |i: usize| if i == 0 { *anchor } else { path[i - 1] };
-                let pos = |s: u8| (0..n).find(|&i| at(i) == s).expect("a cycle passes every square");
+                let pos = |s: u8| {
+                    (0..n)
+                        .find(|&i| at(i) == s)
+                        .expect("a cycle passes every square")
+                };
                 let start = match *lead {
                     Lead::First(s) => pos(s),
                     Lead::Last(s) => (pos(s) + 1) % n,

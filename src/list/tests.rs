@@ -45,7 +45,11 @@ fn counted(b: Board, piece: &Piece, opts: &ListOptions) -> u64 {
         per_square: false,
     };
     let c = count(b, piece, &spec, Engine::Dfs).unwrap();
-    let figure = if opts.closed { c.undirected } else { c.directed };
+    let figure = if opts.closed {
+        c.undirected
+    } else {
+        c.directed
+    };
     u64::try_from(figure).unwrap()
 }
 
@@ -264,7 +268,10 @@ fn listings_out_of_reach_are_refused() {
     let knight = Piece::knight();
     let listing = Listing::new(b, &knight, &ListOptions::default()).unwrap();
     let e = listing.check_reach(2).unwrap_err().to_string();
-    assert!(e.contains("8x8") && e.contains("--force") && e.contains("--limit"), "{e}");
+    assert!(
+        e.contains("8x8") && e.contains("--force") && e.contains("--limit"),
+        "{e}"
+    );
     // the first ten are within reach
     let first = ListOptions {
         limit: Some(10),

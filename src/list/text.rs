@@ -156,7 +156,11 @@ mod tests {
 
     fn written(tour: &Tour, piece: &Piece, format: Format, index: u64) -> String {
         let text = Text::new(tour.board, piece, format);
-        let t: Vec<u8> = tour.path.iter().map(|&s| tour.board.index(s) as u8).collect();
+        let t: Vec<u8> = tour
+            .path
+            .iter()
+            .map(|&s| tour.board.index(s) as u8)
+            .collect();
         let mut buf = Vec::new();
         text.start(&mut buf, index).unwrap();
         text.write(&mut buf, &t, tour.closed);
@@ -196,7 +200,10 @@ mod tests {
             for (k, val) in plain.as_object().unwrap() {
                 assert_eq!(&v[k], val, "{k}");
             }
-            assert_eq!(v.as_object().unwrap().len(), plain.as_object().unwrap().len() + 1);
+            assert_eq!(
+                v.as_object().unwrap().len(),
+                plain.as_object().unwrap().len() + 1
+            );
             // and it reads back as a tour
             let _: crate::render::json::TourJson = serde_json::from_str(&line).unwrap();
         }

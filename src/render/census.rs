@@ -50,7 +50,13 @@ pub fn table(h: &Histogram, property: Property, heading: &Heading<'_>) -> String
         heading.what
     );
     let width = property.name().len().max(5);
-    let _ = writeln!(out, "{:>width$}  {:>13}  {:>7}", property.name(), "tours", "share");
+    let _ = writeln!(
+        out,
+        "{:>width$}  {:>13}  {:>7}",
+        property.name(),
+        "tours",
+        "share"
+    );
     for (v, &c) in h.counts.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -161,7 +167,10 @@ mod tests {
         assert!(t.contains("over 4 open tours of 5x5"), "{t}");
         let rows: Vec<&str> = t.lines().collect();
         assert_eq!(rows.len(), 2 + 4 + 1, "{t}");
-        assert!(rows[4].trim_start().starts_with("2") && rows[4].contains("50.00 %"), "{t}");
+        assert!(
+            rows[4].trim_start().starts_with("2") && rows[4].contains("50.00 %"),
+            "{t}"
+        );
         assert!(rows[6].contains("total") && rows[6].contains(" 4 "), "{t}");
         let v = json(&h, Property::Straight, &heading, false);
         assert_eq!(v["tours"], 4);

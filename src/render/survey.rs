@@ -244,9 +244,9 @@ fn walk_ending(w: &Walk, piece: &Piece) -> String {
             "complete: a{} tour of all {n} squares from {first} to {last}, verified",
             if w.closed { " closed" } else { "n open" }
         ),
-        Stop::Stuck => format!(
-            "stuck after {len} of {n} squares at {last}: no unvisited square a move away"
-        ),
+        Stop::Stuck => {
+            format!("stuck after {len} of {n} squares at {last}: no unvisited square a move away")
+        }
         Stop::Exhausted => format!(
             "no {} tour starts on {first}: backtracking tried every path ({} nodes)",
             if w.options.closed { "closed" } else { "open" },
