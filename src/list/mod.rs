@@ -68,6 +68,21 @@ pub struct ListOptions {
     pub format: Format,
 }
 
+impl ListOptions {
+    /// The count of the same tours: its headline figure (directed open tours, closed tours as
+    /// undirected cycles, or the tours between `from` and `to`) is the number listed.
+    #[must_use]
+    pub fn count_spec(&self) -> CountSpec {
+        CountSpec {
+            closed: self.closed,
+            from: self.from,
+            to: self.to,
+            symmetry: true,
+            per_square: false,
+        }
+    }
+}
+
 /// The longest listing started without `--force`: a day.
 pub const REACH_SECONDS: f64 = 86_400.0;
 
@@ -229,13 +244,12 @@ impl Listing {
             )
             .into());
         }
-        let spec = CountSpec {
-            closed: opts.closed,
+        let opts = ListOptions {
             from,
             to,
-            symmetry: true,
-            per_square: false,
+            ..opts.clone()
         };
+        let spec = opts.count_spec();
         let reason = count::obstruction(board, piece, &spec);
         let plan = Plan::new(board, piece, &spec);
         let units = if reason.is_some() {
@@ -250,11 +264,6 @@ impl Listing {
             .collect();
         Ok(Listing {
             board,
-            opts: ListOptions {
-                from,
-                to,
-                ..opts.clone()
-            },
             census: Census::new(board, piece),
             text: Text::new(board, piece, opts.format),
             plan,
@@ -262,6 +271,7 @@ impl Listing {
             readings,
             reason,
             piece: piece.clone(),
+            opts,
         })
     }
 
@@ -537,8 +547,9 @@ impl Listing {
                     }
                     k += 1;
                     if both {
-                        for i in 0..n {
-                            out[k][i] = out[k - 1][n - 1 - i];
+                        let (done, rest) = out.split_at_mut(k);
+                        for (s, &q) in rest[0][..n].iter_mut().zip(done[k - 1][..n].iter().rev()) {
+                            *s = q;
                         }
                         k += 1;
                     }
@@ -557,8 +568,8 @@ impl Listing {
                     Lead::First(s) => pos(s),
                     Lead::Last(s) => (pos(s) + 1) % n,
                 };
-                for i in 0..n {
-                    out[0][i] = at((start + i) % n);
+                for (i, s) in out[0][..n].iter_mut().enumerate() {
+                    *s = at((start + i) % n);
                 }
                 1
             }

@@ -37,13 +37,7 @@ fn tours(b: Board, text: &str) -> Vec<Vec<Square>> {
 
 /// The count's headline figure: directed open tours, or closed tours as undirected cycles.
 fn counted(b: Board, piece: &Piece, opts: &ListOptions) -> u64 {
-    let spec = CountSpec {
-        closed: opts.closed,
-        from: opts.from,
-        to: opts.to,
-        symmetry: true,
-        per_square: false,
-    };
+    let spec = opts.count_spec();
     let c = count(b, piece, &spec, Engine::Dfs).unwrap();
     let figure = if opts.closed {
         c.undirected

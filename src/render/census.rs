@@ -11,6 +11,7 @@ use plotters::prelude::*;
 use serde_json::{Value, json};
 use thiserror::Error;
 
+use super::percent;
 use crate::board::Board;
 use crate::count::report::group_u64;
 use crate::list::{Histogram, ListOptions, Property};
@@ -28,14 +29,6 @@ pub struct Heading<'a> {
     pub opts: &'a ListOptions,
     /// The listing's own description.
     pub what: String,
-}
-
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
 }
 
 /// The table: one row a value, with the tours and their share, and the total.

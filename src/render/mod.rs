@@ -76,6 +76,16 @@ pub const fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+#[must_use]
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
 /// The numbered board as a string: see [`write()`].
 #[must_use]
 pub fn grid(tour: &Tour) -> String {

@@ -25,14 +25,6 @@ fn kind(s: &Survey) -> &'static str {
     if s.options.closed { "closed" } else { "open" }
 }
 
-fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
-}
-
 /// The text of one survey: which starts completed (a picture of the board on boards up to 40
 /// files wide when every square was a start), then the totals.
 #[must_use]
@@ -81,7 +73,7 @@ pub fn text(s: &Survey, piece: &Piece) -> String {
         if t.found == 1 { "" } else { "s" },
         t.starts,
         super::plural(t.starts as u64),
-        percent(t.found, t.starts),
+        super::percent(t.found as u64, t.starts as u64),
         t.complete,
         t.closed
     );
@@ -132,7 +124,7 @@ pub fn table(surveys: &[Survey]) -> String {
             "{:<14} {:>9} {:>6.1}% {:>7} {:>9} {:>10} {:>14} {:>9.3}",
             s.options.heuristic.name(),
             format!("{}/{}", t.found, t.starts),
-            percent(t.found, t.starts),
+            super::percent(t.found as u64, t.starts as u64),
             t.closed,
             t.distinct,
             t.distinct_up_to_symmetry,

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use knights::count::{self, CountSpec, Engine};
+use knights::count::{self, Engine};
 use knights::list::{Filter, Format, ListOptions, Listing, Property, Summary};
 use knights::tour::verify;
 use knights::{Board, Piece, Square};
@@ -24,13 +24,7 @@ fn board(s: &str) -> Board {
 /// The count's headline figure for what a listing lists: directed open tours, or closed tours
 /// as undirected cycles (with `--from` and `--to` both, the tours between them).
 fn counted(b: Board, piece: &Piece, o: &ListOptions) -> u64 {
-    let spec = CountSpec {
-        closed: o.closed,
-        from: o.from,
-        to: o.to,
-        symmetry: true,
-        per_square: false,
-    };
+    let spec = o.count_spec();
     let c = count::count(b, piece, &spec, Engine::Dfs).unwrap();
     u64::try_from(if o.closed { c.undirected } else { c.directed }).unwrap()
 }
@@ -172,13 +166,19 @@ fn listed_tours_are_distinct_and_valid() {
     }
 }
 
+/// A square as (row, col).
+type Cell = (i32, i32);
+
+/// A rotation or reflection of the board, as a map of squares.
+type Map = Box<dyn Fn(Cell) -> Cell>;
+
 /// A plain recomputation of the census from a tour's squares (no code shared with the library).
 struct Plain {
     rows: i32,
     cols: i32,
     closed: bool,
     /// End distances already found, by (first, last) square.
-    distances: RefCell<HashMap<((i32, i32), (i32, i32)), u32>>,
+    distances: RefCell<HashMap<(Cell, Cell), u32>>,
 }
 
 impl Plain {
@@ -270,9 +270,9 @@ impl Plain {
     }
 
     /// The eight rotations and reflections as maps of (row, col), those of the board only.
-    fn symmetries(&self) -> Vec<Box<dyn Fn((i32, i32)) -> (i32, i32)>> {
+    fn symmetries(&self) -> Vec<Map> {
         let (r, c) = (self.rows - 1, self.cols - 1);
-        let mut out: Vec<Box<dyn Fn((i32, i32)) -> (i32, i32)>> = vec![
+        let mut out: Vec<Map> = vec![
             Box::new(move |(a, b)| (r - a, b)),
             Box::new(move |(a, b)| (a, c - b)),
             Box::new(move |(a, b)| (r - a, c - b)),
