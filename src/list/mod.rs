@@ -86,14 +86,14 @@ impl ListOptions {
 /// The longest listing started without `--force`: a day.
 pub const REACH_SECONDS: f64 = 86_400.0;
 
-/// Nanoseconds of one core per square of each tour listed, by format, besides the search
-/// (measured on this project's 2-core machines in `results/list.md`, with margin): what the
-/// estimate of a listing's time adds for its output.
+/// Nanoseconds of one core per square of each tour listed, by format, besides the search: what
+/// the estimate of a listing's time adds for its output (measured on 5x7 and 6x6 on this
+/// project's 2-core machines while busy, `results/list.md`, and rounded up).
 const fn nanos_per_square(format: Format) -> f64 {
     match format {
-        Format::None => 1.0,
-        Format::Moves => 4.0,
-        Format::Json => 8.0,
+        Format::None => 2.0,
+        Format::Moves => 8.0,
+        Format::Json => 16.0,
         Format::Grid => 60.0,
     }
 }
@@ -204,6 +204,10 @@ impl Chunk {
     }
 }
 
+/// Work units a listing is split into: four times the count's, so that no unit's buffer holds
+/// too large a share of the output (a 6x6 unit writes up to about 8 MB as moves).
+const UNITS: usize = 4 * UNIT_TARGET;
+
 /// The most tours one path stands for: 8 symmetries, both ways.
 const MAX_IMAGES: usize = 16;
 
@@ -255,7 +259,7 @@ impl Listing {
         let units = if reason.is_some() {
             Vec::new()
         } else {
-            plan.units_with_prefixes(UNIT_TARGET)
+            plan.units_with_prefixes(UNITS)
         };
         let readings = plan
             .roots
@@ -278,10 +282,16 @@ impl Listing {
     /// What is listed, e.g. `open tours of 6x6 by the knight from a1`.
     #[must_use]
     pub fn describe(&self) -> String {
+        self.describe_n(2)
+    }
+
+    /// [`Listing::describe`] for `n` tours: `1 open tour of ...`, without the number.
+    fn describe_n(&self, n: u64) -> String {
         let b = self.board;
         let mut s = format!(
-            "{} tours of {b} by the {}",
+            "{} tour{} of {b} by the {}",
             if self.opts.closed { "closed" } else { "open" },
+            crate::render::plural(n),
             self.piece
         );
         if let Some(f) = self.opts.from {
@@ -313,7 +323,11 @@ impl Listing {
             }
             _ => String::new(),
         };
-        let mut line = format!("{} {}{reading}", group_u64(s.listed), self.describe());
+        let mut line = format!(
+            "{} {}{reading}",
+            group_u64(s.listed),
+            self.describe_n(s.listed)
+        );
         if !o.filters.is_empty() {
             let conditions: Vec<String> = o.filters.iter().map(ToString::to_string).collect();
             line += &format!(" where {}", conditions.join(" and "));
@@ -661,7 +675,7 @@ fn reading(board: Board, plan: &Plan, root: &count::Root, spec: &CountSpec) -> R
 /// The most bytes of buffers kept for reuse: past it a written chunk's buffers are freed (one
 /// unit can write tens of megabytes, and keeping every buffer at its largest would hold the
 /// whole output).
-const SPARE_BYTES: usize = 64 << 20;
+const SPARE_BYTES: usize = 32 << 20;
 
 /// Keeps a written chunk's buffers for a later unit, within [`SPARE_BYTES`].
 fn recycle(spare: &Mutex<Vec<Chunk>>, c: Chunk) {
