@@ -171,31 +171,35 @@ impl<'g> Problem<'g> {
 
     /// Calls `visit` with every complete path from `(free, cur)`, in a fixed order (where many
     /// squares are free, fewest onward moves first, so that the first paths of a large tree come
-    /// at once; below, lower squares first), so that listing a tree twice gives the same
-    /// sequence. `path[..len]` is the
-    /// path so far, ending on `cur`; `visit` sees the whole path (`path[..len + free.count()]`)
-    /// and returns `false` to stop. Subtrees found to hold no path are recorded in `dead` (as
-    /// count 0 under this problem's id, the same fact [`Problem::count`] would record) and
-    /// skipped when met again: the listing's pruned tree is that of the count without its
-    /// memoised counts. Returns `None` when stopped (by `visit` or the stop flag: then `dead` may
-    /// hold wrong entries under this id, which the caller must not reuse), else whether any path
-    /// was found.
+    /// at once; below, lower squares first), so that walking a tree twice gives the same
+    /// sequence. `walk.path[..len]` is the path so far, ending on `cur`; `visit` sees the whole
+    /// path and returns `false` to stop. Subtrees found to hold no path are recorded in
+    /// `walk.dead` (as count 0 under this problem's id, the same fact [`Problem::count`] would
+    /// record) and skipped when met again: the walk's pruned tree is that of the count without
+    /// its memoised counts. Each node entered takes one of `walk.budget`.
+    ///
+    /// Returns `None` when stopped (by `visit`, the stop flag or the budget), else whether any
+    /// path was found. A subtree is recorded only once walked to its end, so what `dead` holds
+    /// stays true however the walk stopped.
     pub fn each_path(
         &self,
         free: Bitboard,
         cur: u32,
-        path: &mut [u8; 64],
         len: usize,
-        dead: &mut Memo,
+        walk: &mut PathWalk<'_>,
         visit: &mut impl FnMut(&[u8]) -> bool,
     ) -> Option<bool> {
+        if walk.budget == 0 {
+            return None;
+        }
+        walk.budget -= 1;
         if free.is_empty() {
             // a complete path: the last move was checked against the ends by `moves`, but the
             // one-square board's path is never moved through it
             if self.weight[cur as usize] == 0 {
                 return Some(false);
             }
-            return visit(&path[..len]).then_some(true);
+            return visit(&walk.path[..len]).then_some(true);
         }
         let k = free.count();
         // Relaxed: the flag guards no data; see `with_stop`
@@ -203,7 +207,7 @@ impl<'g> Problem<'g> {
             return None;
         }
         let remember = k >= DEAD_MIN;
-        if remember && dead.get(free, cur, self.id) == Some(0) {
+        if remember && walk.dead.get(free, cur, self.id) == Some(0) {
             return Some(false);
         }
         let mut found = false;
@@ -218,18 +222,18 @@ impl<'g> Problem<'g> {
             }
             kids[..count].sort_unstable();
             for &(_, w) in &kids[..count] {
-                path[len] = w;
+                walk.path[len] = w;
                 let w = u32::from(w);
-                found |= self.each_path(free.without(w), w, path, len + 1, dead, visit)?;
+                found |= self.each_path(free.without(w), w, len + 1, walk, visit)?;
             }
         } else {
             for w in m {
-                path[len] = w as u8;
-                found |= self.each_path(free.without(w), w, path, len + 1, dead, visit)?;
+                walk.path[len] = w as u8;
+                found |= self.each_path(free.without(w), w, len + 1, walk, visit)?;
             }
         }
         if remember && !found {
-            dead.put(free, cur, self.id, 0);
+            walk.dead.put(free, cur, self.id, 0);
         }
         Some(found)
     }
@@ -312,6 +316,16 @@ impl<'g> Problem<'g> {
         }
         Some(None)
     }
+}
+
+/// What [`Problem::each_path`] carries down the tree.
+pub struct PathWalk<'m> {
+    /// The path so far: the start, then each square entered.
+    pub path: [u8; 64],
+    /// Subtrees known to hold no path (this thread's memo table, see [`with_memo`]).
+    pub dead: &'m mut Memo,
+    /// Nodes the walk may still enter (`u64::MAX`: as many as the tree has).
+    pub budget: u64,
 }
 
 /// Entries of a thread's table (`2^MEMO_BITS`, 24 bytes each): larger tables measured slower.

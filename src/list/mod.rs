@@ -34,7 +34,7 @@ use crate::count::{self, CountSpec, Plan, UNIT_TARGET, Unit};
 use crate::error::Error;
 use crate::estimate::{EstimateSpec, estimate};
 use crate::piece::Piece;
-use crate::search::{Problem, fresh_ids, with_memo};
+use crate::search::{PathWalk, Problem, fresh_ids, with_memo};
 use crate::theory::Obstruction;
 use text::Text;
 
@@ -132,6 +132,9 @@ pub struct Summary {
     pub examined: u64,
     /// Whether the listing stopped at the limit (then not every tour was examined).
     pub limited: bool,
+    /// Work units written whole that ran out of their node budget (`--limit` only): where
+    /// there are any, the tours listed are not the first of the whole listing.
+    pub cut: u64,
     /// The distribution asked for, over the tours written.
     pub histogram: Option<Histogram>,
     /// The theorem that says there is no tour, when one does (nothing is searched).
@@ -185,6 +188,8 @@ struct Chunk {
     values: Vec<u8>,
     tours: u64,
     examined: u64,
+    /// The unit ran out of its node budget (`--limit` only) before its end.
+    cut: bool,
 }
 
 impl Chunk {
@@ -200,6 +205,7 @@ impl Chunk {
         self.values.clear();
         self.tours = 0;
         self.examined = 0;
+        self.cut = false;
         self
     }
 }
@@ -207,6 +213,12 @@ impl Chunk {
 /// Work units a listing is split into: four times the count's, so that no unit's buffer holds
 /// too large a share of the output (a 6x6 unit writes up to about 8 MB as moves).
 const UNITS: usize = 4 * UNIT_TARGET;
+
+/// Search nodes a work unit may take when `--limit` is given: a unit of a board out of reach
+/// (8x8) can hold a dead subtree that no listing gets past, and the limit's tours must come from
+/// the units after it. About a tenth of a second; no unit of a board of up to 36 squares takes a
+/// thirtieth of it (131,104 nodes at most, on 6x6; `the_limit_takes_the_first_tours`).
+const LIMIT_BUDGET: u64 = 4_000_000;
 
 /// The most tours one path stands for: 8 symmetries, both ways.
 const MAX_IMAGES: usize = 16;
@@ -224,6 +236,8 @@ pub struct Listing {
     text: Text,
     reason: Option<Obstruction>,
     piece: Piece,
+    /// Search nodes a unit may take under `--limit` ([`LIMIT_BUDGET`]; lower in tests).
+    budget: u64,
 }
 
 impl Listing {
@@ -276,6 +290,7 @@ impl Listing {
             reason,
             piece: piece.clone(),
             opts,
+            budget: LIMIT_BUDGET,
         })
     }
 
@@ -338,6 +353,15 @@ impl Listing {
         line += ", each checked";
         if let (true, Some(l)) = (s.limited, o.limit) {
             line += &format!("; stopped at --limit {l}");
+        }
+        if s.cut > 0 {
+            line += &format!(
+                "; {} work unit{} ran out of the {} search nodes a unit takes under --limit and {} left for the next, so these are not the first tours of the whole listing",
+                group_u64(s.cut),
+                crate::render::plural(s.cut),
+                group_u64(self.budget),
+                if s.cut == 1 { "was" } else { "were" }
+            );
         }
         let rate = s.examined.max(s.listed) as f64 / s.seconds.max(1e-9);
         line + &format!("; {:.2} s ({} tours/s)", s.seconds, group_u64(rate as u64))
@@ -407,6 +431,7 @@ impl Listing {
             limit: self.opts.limit,
             written: 0,
             examined: 0,
+            cut: 0,
             histogram: self.opts.histogram.map(|_| Histogram::default()),
         };
         // written chunks come back here, so that their buffers are reused rather than grown
@@ -453,6 +478,7 @@ impl Listing {
             listed: sink.written,
             examined: sink.examined,
             limited,
+            cut: sink.cut,
             histogram: sink.histogram,
             reason: self.reason.clone(),
             seconds: t0.elapsed().as_secs_f64(),
@@ -486,48 +512,54 @@ impl Listing {
         let cap = self.opts.limit.unwrap_or(u64::MAX);
         let keep_ends = self.text.per_tour() || self.opts.limit.is_some();
         let closed = self.opts.closed;
-        with_memo(|memo| {
-            problems[root].each_path(
-                unit.free,
-                unit.cur,
-                &mut path,
-                prefix.len(),
-                memo,
-                &mut |found| {
-                    let k = self.read(root, found, &mut images);
-                    chunk.examined += k as u64;
-                    // the census is the same for every image and reverse: see `census`
-                    let first = &images[0][..n];
-                    if !self.census.keeps(&self.opts.filters, first, closed) {
-                        return true;
-                    }
-                    let value = self
-                        .opts
-                        .histogram
-                        .map(|h| self.census.value(h, first, closed));
-                    for t in &images[..k] {
-                        let t = &t[..n];
-                        if !self.is_tour(t) {
-                            bad = Some(t.to_vec());
-                            return false;
-                        }
-                        let ends_meet = closed || self.census.closable(t);
-                        self.text.write(&mut chunk.text, t, ends_meet);
-                        if keep_ends {
-                            chunk.ends.push(chunk.text.len());
-                        }
-                        if let Some(v) = value {
-                            chunk.values.push(v as u8);
-                        }
-                        chunk.tours += 1;
-                        if chunk.tours >= cap {
-                            return false;
-                        }
-                    }
-                    true
-                },
-            )
+        let budget = if self.opts.limit.is_some() {
+            self.budget
+        } else {
+            u64::MAX
+        };
+        let mut visit = |found: &[u8]| {
+            let k = self.read(root, found, &mut images);
+            chunk.examined += k as u64;
+            // the census is the same for every image and reverse: see `census`
+            let first = &images[0][..n];
+            if !self.census.keeps(&self.opts.filters, first, closed) {
+                return true;
+            }
+            let value = self
+                .opts
+                .histogram
+                .map(|h| self.census.value(h, first, closed));
+            for t in &images[..k] {
+                let t = &t[..n];
+                if !self.is_tour(t) {
+                    bad = Some(t.to_vec());
+                    return false;
+                }
+                let ends_meet = closed || self.census.closable(t);
+                self.text.write(&mut chunk.text, t, ends_meet);
+                if keep_ends {
+                    chunk.ends.push(chunk.text.len());
+                }
+                if let Some(v) = value {
+                    chunk.values.push(v as u8);
+                }
+                chunk.tours += 1;
+                if chunk.tours >= cap {
+                    return false;
+                }
+            }
+            true
+        };
+        let spent = with_memo(|dead| {
+            let mut walk = PathWalk {
+                path,
+                dead,
+                budget,
+            };
+            problems[root].each_path(unit.free, unit.cur, prefix.len(), &mut walk, &mut visit);
+            walk.budget == 0
         });
+        chunk.cut = spent;
         if let Some(t) = bad {
             let names: Vec<String> = t
                 .iter()
@@ -693,6 +725,7 @@ struct Sink<'a, W> {
     limit: Option<u64>,
     written: u64,
     examined: u64,
+    cut: u64,
     histogram: Option<Histogram>,
 }
 
@@ -741,6 +774,7 @@ impl<W: Write> Sink<'_, W> {
         self.written += take;
         if take == c.tours {
             self.examined += c.examined;
+            self.cut += u64::from(c.cut);
         }
         Ok(self.limit.is_none_or(|l| self.written < l))
     }

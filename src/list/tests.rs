@@ -200,12 +200,47 @@ fn the_limit_takes_the_first_tours() {
         assert_eq!(summary.listed, want.len() as u64);
         assert_eq!(summary.limited, limit <= 1728, "{limit}");
     }
+    // no unit of a board this size comes near the budget a unit has under --limit
+    let b = board("5x7");
+    let every = ListOptions {
+        limit: Some(u64::MAX),
+        format: Format::None,
+        ..options(false, None, None, b)
+    };
+    let (_, summary) = listed(b, &knight, &every);
+    assert_eq!(summary.cut, 0);
+    assert_eq!(summary.listed, counted(b, &knight, &every));
+    let b = board("5x5");
     let zero = ListOptions {
         limit: Some(0),
         ..ListOptions::default()
     };
     let e = Listing::new(b, &knight, &zero).unwrap_err().to_string();
     assert!(e.contains("--limit 0"), "{e}");
+}
+
+#[test]
+fn units_out_of_budget_are_left_for_the_next() {
+    let b = board("6x6");
+    let knight = Piece::knight();
+    let opts = ListOptions {
+        limit: Some(5000),
+        ..options(false, Some("a1"), None, b)
+    };
+    let mut listing = Listing::new(b, &knight, &opts).unwrap();
+    listing.budget = 300;
+    let mut out = Vec::new();
+    let summary = listing.run(&mut out).unwrap();
+    assert!(summary.cut > 0, "{summary:?}");
+    let all = tours(b, &String::from_utf8(out).unwrap());
+    assert_eq!(all.len() as u64, summary.listed);
+    let distinct: HashSet<&Vec<Square>> = all.iter().collect();
+    assert_eq!(distinct.len(), all.len());
+    for t in &all {
+        verify(b, &knight, t).unwrap();
+    }
+    let line = listing.report(&summary);
+    assert!(line.contains("not the first tours"), "{line}");
 }
 
 /// A writer that takes `room` bytes and then fails as a closed pipe does.
