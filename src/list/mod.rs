@@ -551,11 +551,7 @@ impl Listing {
             true
         };
         let spent = with_memo(|dead| {
-            let mut walk = PathWalk {
-                path,
-                dead,
-                budget,
-            };
+            let mut walk = PathWalk { path, dead, budget };
             problems[root].each_path(unit.free, unit.cur, prefix.len(), &mut walk, &mut visit);
             walk.budget == 0
         });
