@@ -13,6 +13,7 @@ use crate::board::parse_square_unchecked;
 use crate::count::Shard;
 use crate::find::Strategy;
 use crate::heuristics::Heuristic;
+use crate::list::{Filter, Property};
 use crate::render::Format;
 use crate::render::colour::ColorChoice;
 use crate::sample::Method as SampleMethod;
@@ -49,7 +50,8 @@ pub enum Command {
     Status(StatusArgs),
     /// The shortest path from a square that visits every listed square (revisits allowed).
     Hunt(HuntArgs),
-    /// Run one heuristic without backtracking from every start square and report what it finds.
+    /// Run one heuristic without backtracking from every start square and report what it finds,
+    /// or (--from) show its one walk from a square, square by square.
     Survey(SurveyArgs),
     /// Estimate the number of tours by random probes, with a 95 % interval (boards of up to 64
     /// squares).
@@ -57,6 +59,9 @@ pub enum Command {
     /// Draw random tours, each verified: exactly uniform where the tours can be counted, from a
     /// Markov chain (approximately uniform) beyond.
     Sample(SampleArgs),
+    /// List every tour exactly once, each checked (open: directed; closed: one per cycle), or
+    /// count a property over them (--histogram); boards of up to 64 squares.
+    List(ListArgs),
     /// Time a fixed suite of counts and tour searches, each solver side by side with naive
     /// backtracking; every answer is checked before its time is shown.
     Bench(BenchArgs),
@@ -293,6 +298,10 @@ pub struct SurveyArgs {
     /// Node budget of the naive backtracking per start square.
     #[arg(long, value_name = "NODES", default_value_t = crate::survey::DEFAULT_BUDGET, value_parser = parse_budget, allow_hyphen_values = true)]
     pub budget: u64,
+    /// Run the one walk from this square and print it, numbered square by square, complete or
+    /// not (exit 1 when it stops short).
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true, conflicts_with_all = ["starts", "csv"])]
+    pub from: Option<Square>,
     /// Print one JSON object instead of text.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -386,6 +395,55 @@ pub struct SampleArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The board, ROWSxCOLS, of at most 64 squares (e.g. 5x5, 6x6, 3x12).
+    #[arg(value_parser = parse_board, allow_hyphen_values = true)]
+    pub board: Board,
+    /// List closed tours, one per undirected cycle (read from --from, else a1), instead of
+    /// directed open tours.
+    #[arg(long, short = 'c')]
+    pub closed: bool,
+    /// Only tours starting on this square (closed tours: read from it).
+    #[arg(long, short = 'f', value_parser = parse_square, allow_hyphen_values = true)]
+    pub from: Option<Square>,
+    /// Only tours ending on this square.
+    #[arg(long, short = 't', value_parser = parse_square, allow_hyphen_values = true)]
+    pub to: Option<Square>,
+    #[command(flatten)]
+    pub piece: PieceArg,
+    /// Stop after N tours.
+    #[arg(long, short = 'n', value_name = "N", value_parser = parse_positive, allow_hyphen_values = true)]
+    pub limit: Option<u64>,
+    /// Output format (default moves; none with --histogram).
+    #[arg(long, value_enum)]
+    pub format: Option<ListFormat>,
+    /// Worker threads (default: every core); the output does not depend on it.
+    #[arg(long, short = 'j', value_parser = parse_threads, allow_hyphen_values = true)]
+    pub threads: Option<NonZeroUsize>,
+    /// Start even when the listing is estimated to take more than a day.
+    #[arg(long)]
+    pub force: bool,
+    /// Only tours meeting COND: closable (open tours whose ends are a move apart), symmetric
+    /// (mapped onto themselves by a rotation or reflection), straight=N (exactly N moves that
+    /// continue in the direction of the move before). May be repeated: all must hold.
+    #[arg(long = "where", value_name = "COND", value_parser = parse_filter, action = clap::ArgAction::Append, allow_hyphen_values = true)]
+    pub filters: Vec<Filter>,
+    /// Print the distribution of a property over the tours listed, as a table (the tours
+    /// themselves are not printed: --format none).
+    #[arg(long, value_enum, value_name = "PROPERTY")]
+    pub histogram: Option<Property>,
+    /// Print the histogram as one JSON object instead of a table.
+    #[arg(long, requires = "histogram")]
+    pub json: bool,
+    /// Also draw the histogram as a bar chart in FILE, an SVG picture.
+    #[arg(long, value_name = "FILE.svg", requires = "histogram")]
+    pub plot: Option<PathBuf>,
+}
+
+/// How listed tours are printed.
+pub type ListFormat = crate::list::Format;
+
+#[derive(Debug, Args)]
 pub struct BenchArgs {
     /// The suite: quick (up to 3 runs a solver, counts stopped after 5 s; under a minute on two
     /// cores) or full (up to 5 runs, 60 s, a larger node budget and more items; several
@@ -477,6 +535,11 @@ fn parse_square_list(s: &str) -> Result<SquareList, String> {
 
 fn parse_piece(s: &str) -> Result<Piece, String> {
     s.parse().map_err(|e: crate::Error| e.to_string())
+}
+
+fn parse_filter(s: &str) -> Result<Filter, String> {
+    s.parse()
+        .map_err(|e: crate::list::FilterError| e.to_string())
 }
 
 fn parse_shard(s: &str) -> Result<Shard, String> {

@@ -178,6 +178,9 @@ impl SmallGraph {
     }
 }
 
+/// The distance [`Geometry::distances`] gives a square no move sequence reaches.
+pub const UNSEEN: u32 = u32::MAX;
+
 /// Neighbour generation for a board of any size, from the piece's offsets.
 #[derive(Clone, Debug)]
 pub struct Geometry {
@@ -204,6 +207,25 @@ impl Geometry {
             b.contains(nr, nc)
                 .then(|| (nr * i64::from(b.cols) + nc) as u32)
         })
+    }
+
+    /// The fewest moves from square index `src` to every square ([`UNSEEN`] where none leads),
+    /// by breadth-first search.
+    #[must_use]
+    pub fn distances(&self, src: u32) -> Vec<u32> {
+        let mut dist = vec![UNSEEN; self.board.squares() as usize];
+        let mut queue = std::collections::VecDeque::from([src]);
+        dist[src as usize] = 0;
+        while let Some(s) = queue.pop_front() {
+            let d = dist[s as usize] + 1;
+            for w in self.neighbours(s) {
+                if dist[w as usize] == UNSEEN {
+                    dist[w as usize] = d;
+                    queue.push_back(w);
+                }
+            }
+        }
+        dist
     }
 }
 

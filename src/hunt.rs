@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use crate::board::{Board, Square};
 use crate::error::Error;
-use crate::graph::Geometry;
+use crate::graph::{Geometry, UNSEEN};
 use crate::piece::Piece;
 
 /// The most targets the exact search takes: Held–Karp's table has `2^k · k` entries (80 MB at
@@ -27,8 +27,6 @@ pub const MAX_SQUARES: u64 = crate::find::MAX_SQUARES;
 
 /// The state search runs when `squares · 2^targets` is at most this (16 MB of predecessors).
 const STATE_BFS_MAX: u64 = 1 << 22;
-
-const UNSEEN: u32 = u32::MAX;
 
 /// How the hunt was solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,7 +127,7 @@ pub fn hunt_with(
     }
     let geo = Geometry::new(board, piece);
     let start = board.index(from);
-    let dist = bfs(&geo, start);
+    let dist = geo.distances(start);
     if let Some(&t) = targets
         .iter()
         .find(|&&t| dist[board.index(t) as usize] == UNSEEN)
@@ -202,23 +200,6 @@ fn unreachable(board: Board, piece: &Piece, from: Square, to: Square) -> HuntErr
     }
 }
 
-/// Moves from `src` to every square (`UNSEEN` where none leads).
-fn bfs(geo: &Geometry, src: u32) -> Vec<u32> {
-    let mut dist = vec![UNSEEN; geo.board.squares() as usize];
-    let mut queue = VecDeque::from([src]);
-    dist[src as usize] = 0;
-    while let Some(s) = queue.pop_front() {
-        let d = dist[s as usize] + 1;
-        for w in geo.neighbours(s) {
-            if dist[w as usize] == UNSEEN {
-                dist[w as usize] = d;
-                queue.push_back(w);
-            }
-        }
-    }
-    dist
-}
-
 /// Breadth-first search over `(square, targets visited)`; the path to the first state holding
 /// every target (one exists: every target is reachable).
 fn state_bfs(geo: &Geometry, start: u32, targets: &[Square]) -> Vec<u32> {
@@ -271,7 +252,7 @@ fn held_karp(geo: &Geometry, start: u32, from_start: &[u32], targets: &[Square])
     let d: Vec<Vec<u32>> = pts
         .iter()
         .map(|&p| {
-            let dist = bfs(geo, p);
+            let dist = geo.distances(p);
             pts.iter().map(|&q| dist[q as usize]).collect()
         })
         .collect();
@@ -315,7 +296,7 @@ fn held_karp(geo: &Geometry, start: u32, from_start: &[u32], targets: &[Square])
     let mut path = vec![start];
     for t in order {
         let to = pts[t];
-        let dist = bfs(geo, to);
+        let dist = geo.distances(to);
         let mut at = *path.last().expect("non-empty");
         while at != to {
             at = geo

@@ -104,6 +104,7 @@ pub mod human;
 pub mod hunt;
 pub mod input;
 pub mod limits;
+pub mod list;
 pub mod naive;
 pub mod piece;
 pub mod render;

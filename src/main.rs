@@ -63,6 +63,7 @@ fn main() -> ExitCode {
         Command::Survey(a) => cmd::survey::run(&a),
         Command::Estimate(a) => cmd::estimate::run(&a),
         Command::Sample(a) => cmd::sample::run(&a),
+        Command::List(a) => cmd::list::run(&a),
         Command::Bench(a) => cmd::bench::run(&a),
         Command::Completions(a) => cmd::completions::run(&a),
         Command::Manpage(a) => cmd::manpage::run(&a),

@@ -32,6 +32,15 @@ const STOP_CHECK_MIN: u32 = 16;
 /// and the memo table already cut most disconnected regions (measured in `results/tuning.md`).
 const FLOOD_MIN: u32 = 28;
 
+/// Nodes of [`Problem::each_path`] with at least this many free squares try their moves in
+/// Warnsdorff's order: a tree that large may hold a dead subtree too large to walk before the
+/// first path (an 8x8 board), while below it the order costs more than it saves.
+const ORDER_MIN: u32 = 30;
+
+/// Subtrees of [`Problem::each_path`] with at least this many free squares are remembered when
+/// dead: below it they are cheaper to walk again than to look up.
+const DEAD_MIN: u32 = 20;
+
 impl<'g> Problem<'g> {
     /// A problem whose paths may end on any square of `ends`, each worth 1.
     #[must_use]
@@ -160,6 +169,75 @@ impl<'g> Problem<'g> {
         total
     }
 
+    /// Calls `visit` with every complete path from `(free, cur)`, in a fixed order (where many
+    /// squares are free, fewest onward moves first, so that the first paths of a large tree come
+    /// at once; below, lower squares first), so that walking a tree twice gives the same
+    /// sequence. `walk.path[..len]` is the path so far, ending on `cur`; `visit` sees the whole
+    /// path and returns `false` to stop. Subtrees found to hold no path are recorded in
+    /// `walk.dead` (as count 0 under this problem's id, the same fact [`Problem::count`] would
+    /// record) and skipped when met again: the walk's pruned tree is that of the count without
+    /// its memoised counts. Each node entered takes one of `walk.budget`.
+    ///
+    /// Returns `None` when stopped (by `visit`, the stop flag or the budget), else whether any
+    /// path was found. A subtree is recorded only once walked to its end, so what `dead` holds
+    /// stays true however the walk stopped.
+    pub fn each_path(
+        &self,
+        free: Bitboard,
+        cur: u32,
+        len: usize,
+        walk: &mut PathWalk<'_>,
+        visit: &mut impl FnMut(&[u8]) -> bool,
+    ) -> Option<bool> {
+        if walk.budget == 0 {
+            return None;
+        }
+        walk.budget -= 1;
+        if free.is_empty() {
+            // a complete path: the last move was checked against the ends by `moves`, but the
+            // one-square board's path is never moved through it
+            if self.weight[cur as usize] == 0 {
+                return Some(false);
+            }
+            return visit(&walk.path[..len]).then_some(true);
+        }
+        let k = free.count();
+        // Relaxed: the flag guards no data; see `with_stop`
+        if k >= STOP_CHECK_MIN && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return None;
+        }
+        let remember = k >= DEAD_MIN;
+        if remember && walk.dead.get(free, cur, self.id) == Some(0) {
+            return Some(false);
+        }
+        let mut found = false;
+        let m = self.moves(free, cur);
+        if k >= ORDER_MIN {
+            // fewest onward moves first (Warnsdorff), ties to the lower square
+            let mut kids = [(0u8, 0u8); 64];
+            let mut count = 0;
+            for w in m {
+                kids[count] = ((self.g.masks[w as usize] & free).count() as u8, w as u8);
+                count += 1;
+            }
+            kids[..count].sort_unstable();
+            for &(_, w) in &kids[..count] {
+                walk.path[len] = w;
+                let w = u32::from(w);
+                found |= self.each_path(free.without(w), w, len + 1, walk, visit)?;
+            }
+        } else {
+            for w in m {
+                walk.path[len] = w as u8;
+                found |= self.each_path(free.without(w), w, len + 1, walk, visit)?;
+            }
+        }
+        if remember && !found {
+            walk.dead.put(free, cur, self.id, 0);
+        }
+        Some(found)
+    }
+
     /// The first complete path from `(free, cur)` in Warnsdorff order (fewest onward moves
     /// first, ties broken by `tie` when given, else to the lower square), found by an iterative
     /// depth-first search that records dead states in `dead` and skips those already there;
@@ -238,6 +316,16 @@ impl<'g> Problem<'g> {
         }
         Some(None)
     }
+}
+
+/// What [`Problem::each_path`] carries down the tree.
+pub struct PathWalk<'m> {
+    /// The path so far: the start, then each square entered.
+    pub path: [u8; 64],
+    /// Subtrees known to hold no path (this thread's memo table, see [`with_memo`]).
+    pub dead: &'m mut Memo,
+    /// Nodes the walk may still enter (`u64::MAX`: as many as the tree has).
+    pub budget: u64,
 }
 
 /// Entries of a thread's table at most (`2^MEMO_BITS`, 24 bytes each): larger tables measured

@@ -184,6 +184,79 @@ pub fn survey(board: Board, piece: &Piece, opts: &SurveyOptions) -> Result<Surve
     })
 }
 
+/// One walk shown square by square (`knights survey BOARD --from SQ`): the homework's "print
+/// out the partial tour it found and a message saying that it failed".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Walk {
+    pub board: Board,
+    pub options: SurveyOptions,
+    pub from: Square,
+    /// The squares visited, in order: the tour when complete; where the walk stuck, the squares
+    /// up to the one it stuck on; for backtracking that gave up, the path it held then.
+    pub path: Vec<Square>,
+    /// Every square visited.
+    pub complete: bool,
+    /// Complete, and the last square is one move from the first.
+    pub closed: bool,
+    /// The most squares the path held (more than its length only for backtracking).
+    pub reached: usize,
+    /// Squares placed on the path, backtracked ones included.
+    pub nodes: u64,
+    pub stop: Stop,
+}
+
+impl Walk {
+    /// Whether the walk found what was asked: a tour, closed when closed tours were asked for.
+    #[must_use]
+    pub fn found(&self) -> bool {
+        if self.options.closed {
+            self.closed
+        } else {
+            self.complete
+        }
+    }
+}
+
+/// Runs `opts.heuristic` once from `from`: the walk the survey runs from that square (the same
+/// seed for its random tie-breaks), kept whole. A complete tour is verified.
+pub fn walk(board: Board, piece: &Piece, opts: &SurveyOptions, from: Square) -> Result<Walk> {
+    let one = SurveyOptions {
+        sample: Some(1),
+        ..opts.clone()
+    };
+    check(board, piece, &one)?;
+    let from = board.check_square(from)?;
+    let geo = Geometry::new(board, piece);
+    let s = board.index(from);
+    let out = Walker::new(&geo).walk(
+        opts.heuristic,
+        s,
+        walk_seed(opts.seed, s),
+        opts.budget,
+        opts.closed,
+    );
+    let path: Vec<Square> = out.path.iter().map(|&i| board.square(i)).collect();
+    let complete = out.stop == Stop::Complete;
+    let closed = if complete {
+        Tour::verified(board, piece, path.clone(), false)
+            .map_err(|e| Error::Invalid(format!("internal error: {e}")))?
+            .closed
+    } else {
+        false
+    };
+    Ok(Walk {
+        board,
+        options: opts.clone(),
+        from,
+        path,
+        complete,
+        closed,
+        reached: out.reached,
+        nodes: out.nodes,
+        stop: out.stop,
+    })
+}
+
 /// The seed of the walk from start square `s`: the random tie-breaks of each start are their own
 /// stream, whatever thread runs it.
 #[must_use]

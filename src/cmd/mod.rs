@@ -5,6 +5,7 @@ pub(crate) mod completions;
 pub(crate) mod count;
 pub(crate) mod estimate;
 pub(crate) mod hunt;
+pub(crate) mod list;
 pub(crate) mod manpage;
 pub(crate) mod merge;
 pub(crate) mod sample;

@@ -235,24 +235,38 @@ impl Plan {
     /// and dropping dead nodes. The result depends on the plan and `target` only.
     #[must_use]
     pub fn units(&self, target: usize) -> Vec<Unit> {
+        self.units_with_prefixes(target)
+            .into_iter()
+            .map(|(u, _)| u)
+            .collect()
+    }
+
+    /// [`Plan::units`], each unit with the squares of the path that leads to it from its root's
+    /// start (the start first, the unit's square last): what a listing of the tours needs and a
+    /// count does not.
+    #[must_use]
+    pub fn units_with_prefixes(&self, target: usize) -> Vec<(Unit, Vec<u32>)> {
         let problems: Vec<Problem<'_>> =
             (0..self.roots.len()).map(|i| self.problem(i, 0)).collect();
-        let mut units: Vec<Unit> = self
+        let mut units: Vec<(Unit, Vec<u32>)> = self
             .roots
             .iter()
             .enumerate()
-            .map(|(i, r)| Unit {
-                root: i as u32,
-                free: r.free,
-                cur: r.start,
+            .map(|(i, r)| {
+                let unit = Unit {
+                    root: i as u32,
+                    free: r.free,
+                    cur: r.start,
+                };
+                (unit, vec![r.start])
             })
             .collect();
         while units.len() < target {
             let mut next = Vec::with_capacity(units.len() * 4);
             let mut grew = false;
-            for u in &units {
+            for (u, prefix) in units {
                 if u.free.count() <= SPLIT_MIN {
-                    next.push(*u);
+                    next.push((u, prefix));
                     continue;
                 }
                 grew = true;
@@ -263,16 +277,21 @@ impl Plan {
                     .map(|w| ((self.graph.masks[w as usize] & u.free).count(), w))
                     .collect();
                 kids.sort_unstable();
-                next.extend(kids.into_iter().map(|(_, w)| Unit {
-                    root: u.root,
-                    free: u.free.without(w),
-                    cur: w,
+                next.extend(kids.into_iter().map(|(_, w)| {
+                    let mut longer = prefix.clone();
+                    longer.push(w);
+                    let unit = Unit {
+                        root: u.root,
+                        free: u.free.without(w),
+                        cur: w,
+                    };
+                    (unit, longer)
                 }));
             }
+            units = next;
             if !grew {
                 break;
             }
-            units = next;
         }
         units
     }

@@ -1,6 +1,7 @@
 //! Output formats for a tour (grid, moves, JSON, SVG), written as streams, the parser that reads
-//! them back, and the printed forms of hunts, surveys and estimates.
+//! them back, and the printed forms of hunts, surveys, estimates and histograms of listed tours.
 
+pub mod census;
 pub mod colour;
 pub mod estimate;
 pub mod hunt;
@@ -70,6 +71,16 @@ pub fn render(tour: &Tour, piece: &crate::Piece, format: Format) -> String {
 }
 
 pub use crate::human::plural;
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+#[must_use]
+pub fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
 
 /// The numbered board as a string: see [`write()`].
 #[must_use]

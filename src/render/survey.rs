@@ -13,23 +13,16 @@ use serde_json::{Value, json};
 
 use super::framed;
 use crate::board::Square;
+use crate::count::report::group_u64;
 use crate::heuristics::{Heuristic, Stop};
 use crate::piece::Piece;
-use crate::survey::Survey;
+use crate::survey::{Survey, Walk};
 
 /// Boards wider than this get no picture of the starts, only the totals.
 const PICTURE_MAX_COLS: u32 = 40;
 
 fn kind(s: &Survey) -> &'static str {
     if s.options.closed { "closed" } else { "open" }
-}
-
-fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
 }
 
 /// The text of one survey: which starts completed (a picture of the board on boards up to 40
@@ -80,7 +73,7 @@ pub fn text(s: &Survey, piece: &Piece) -> String {
         if t.found == 1 { "" } else { "s" },
         t.starts,
         super::plural(t.starts as u64),
-        percent(t.found, t.starts),
+        super::percent(t.found as u64, t.starts as u64),
         t.complete,
         t.closed
     );
@@ -131,7 +124,7 @@ pub fn table(surveys: &[Survey]) -> String {
             "{:<14} {:>9} {:>6.1}% {:>7} {:>9} {:>10} {:>14} {:>9.3}",
             s.options.heuristic.name(),
             format!("{}/{}", t.found, t.starts),
-            percent(t.found, t.starts),
+            super::percent(t.found as u64, t.starts as u64),
             t.closed,
             t.distinct,
             t.distinct_up_to_symmetry,
@@ -199,6 +192,92 @@ pub fn json(s: &Survey, piece: &Piece) -> Value {
             "distinct_up_to_symmetry": t.distinct_up_to_symmetry,
             "nodes": t.nodes,
         },
+    })
+}
+
+/// The text of one walk: its numbered board (a dot where it never went), then one line saying
+/// how it ended, e.g. `stuck after 60 of 64 squares at c8: no unvisited square a move away`.
+#[must_use]
+pub fn walk_text(w: &Walk, piece: &Piece) -> String {
+    let b = w.board;
+    let n = b.squares();
+    let mut step = vec![0usize; n as usize];
+    for (k, &sq) in w.path.iter().enumerate() {
+        step[b.index(sq) as usize] = k + 1;
+    }
+    let mut out = format!(
+        "{} on {b} ({piece}) from {}:\n",
+        w.options.heuristic,
+        b.name(w.from)
+    );
+    out += &framed(b, n.to_string().len(), |r, c| {
+        match step[b.index(Square::new(r, c)) as usize] {
+            0 => ".".to_string(),
+            k => k.to_string(),
+        }
+    });
+    out += &walk_ending(w, piece);
+    out.push('\n');
+    out
+}
+
+/// The line that says how a walk ended.
+fn walk_ending(w: &Walk, piece: &Piece) -> String {
+    let b = w.board;
+    let n = b.squares();
+    let len = w.path.len();
+    let first = b.name(w.from);
+    let last = w.path.last().map_or_else(|| first.clone(), |&s| b.name(s));
+    match w.stop {
+        Stop::Complete if w.options.closed && !w.closed => format!(
+            "complete but open: the last square {last} is not a move of the {piece} from {first} (a closed tour was asked for)"
+        ),
+        Stop::Complete => format!(
+            "complete: a{} tour of all {n} squares from {first} to {last}, verified",
+            if w.closed { " closed" } else { "n open" }
+        ),
+        Stop::Stuck => {
+            format!("stuck after {len} of {n} squares at {last}: no unvisited square a move away")
+        }
+        Stop::Exhausted => format!(
+            "no {} tour starts on {first}: backtracking tried every path ({} nodes)",
+            if w.options.closed { "closed" } else { "open" },
+            group_u64(w.nodes)
+        ),
+        Stop::Budget => format!(
+            "gave up after {} nodes (the budget) holding {len} of {n} squares, the last {last}; the longest path held {}",
+            group_u64(w.nodes),
+            w.reached
+        ),
+    }
+}
+
+/// The JSON object of one walk: `{"board", "rows", "cols", "piece", "heuristic", "closed_asked",
+/// "seed", "budget", "from", "square", "complete", "closed", "length", "squares", "path",
+/// "stop", "nodes", "reached", "message"}`, squares as `[row, col]` (row 0 = rank 1).
+#[must_use]
+pub fn walk_json(w: &Walk, piece: &Piece) -> Value {
+    let b = w.board;
+    json!({
+        "board": b.to_string(),
+        "rows": b.rows,
+        "cols": b.cols,
+        "piece": piece.to_string(),
+        "heuristic": w.options.heuristic.name(),
+        "closed_asked": w.options.closed,
+        "seed": w.options.seed,
+        "budget": w.options.budget,
+        "from": [w.from.row, w.from.col],
+        "square": b.name(w.from),
+        "complete": w.complete,
+        "closed": w.closed,
+        "length": w.path.len(),
+        "squares": b.squares(),
+        "path": w.path.iter().map(|s| [s.row, s.col]).collect::<Vec<_>>(),
+        "stop": w.stop.name(),
+        "nodes": w.nodes,
+        "reached": w.reached,
+        "message": walk_ending(w, piece),
     })
 }
 

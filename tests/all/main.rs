@@ -6,6 +6,7 @@ mod construction;
 mod cross_check;
 mod install;
 mod known_counts;
+mod listing;
 mod long_runs;
 mod properties;
 mod readme;
