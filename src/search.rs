@@ -430,8 +430,7 @@ impl Memo {
         let i = self.slot(free, tag);
         self.slots[i] = [free.0, tag, val];
         self.puts += 1;
-        if self.puts > MEMO_FILLS * self.slots.len() as u64
-            && self.slots.len() < 1 << self.max_bits
+        if self.puts > MEMO_FILLS * self.slots.len() as u64 && self.slots.len() < 1 << self.max_bits
         {
             // a lossy table: the bigger one starts empty, and the counts lost cost time only
             let size = self.slots.len() * 2;

@@ -58,7 +58,7 @@ use pieces::Assignment;
 use snapshot::{RunName, Snapshot};
 use state::Key;
 use sweep::Sweep;
-use table::{Layer, Stopped};
+use table::{Bound, Layer, Stopped};
 
 /// The largest window: thirteen pieces' labels fit the 4-bit codes.
 pub const MAX_WINDOW: u32 = 26;
@@ -588,7 +588,7 @@ impl<'a, K: Key> Run<'a, K> {
             name,
             sweep: Sweep {
                 closed,
-                limit: limits.max_memory,
+                limit: Bound::new(limits.max_memory),
                 stop,
                 peak_bytes: 0,
                 peak_states: 0,
@@ -745,7 +745,7 @@ impl<'a, K: Key> Run<'a, K> {
         let r = self.estimate(&sizes);
         if r.bytes > self.limits.max_memory as f64 || r.seconds > crate::dfs::REACH_SECONDS {
             return Err(Error::Invalid(format!(
-                "counting these tours on {} with the frontier engine is out of reach: its largest layer is estimated at {:.1e} states, about {} of tables and {} (the memory bound is {}, set with --max-memory); --force starts it anyway (it stops when the tables pass the bound); `knights estimate` gives an estimate of the count",
+                "counting these tours on {} with the frontier engine is out of reach: its largest layer is estimated at {:.1e} states at least, about {} of tables and {} (a lower bound from the columns walked so far; the memory bound is {}, set with --max-memory); --force starts it anyway (it stops before the process passes the bound); `knights estimate` gives an estimate of the count",
                 self.req.board,
                 r.states,
                 human_bytes(r.bytes as u64),
@@ -756,7 +756,7 @@ impl<'a, K: Key> Run<'a, K> {
         }
         if r.seconds > 60.0 {
             self.obs.info(&format!(
-                "this count may take about {} and {} of memory (a rough estimate)",
+                "this count may take about {} and {} of memory at least (a lower bound from the columns walked so far; the count stops before the process passes --max-memory)",
                 human_duration(r.seconds),
                 human_bytes(r.bytes as u64)
             ));
@@ -844,14 +844,19 @@ impl<'a, K: Key> Run<'a, K> {
             None => String::new(),
         };
         Error::Invalid(format!(
-            "the frontier tables for {} need more than {} at layer {} of {}{piece} (the bound is {}; raise it with --max-memory SIZE{}, or count boards of up to 64 squares with --engine dfs)",
+            "the frontier count of {} needs more than {} of memory at layer {} of {}{piece} (the bound on the whole process is {}; raise it with --max-memory SIZE{}{})",
             self.req.board,
             human_bytes(bytes),
             at + 1,
             self.total,
             human_bytes(self.limits.max_memory),
             if self.cut.is_some() {
-                ", cut the count into more pieces with --pieces N"
+                ", or cut the count into more pieces with --pieces N"
+            } else {
+                ""
+            },
+            if self.req.board.squares() <= 64 {
+                ", or count it with --engine dfs"
             } else {
                 ""
             }
@@ -981,7 +986,7 @@ impl<'a, K: Key> Run<'a, K> {
         let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps as u32);
         let prefixes = Prefixes::new(&index, cross_steps);
         // the index and the split layer stay while the pieces' tables come and go
-        self.sweep.limit = self
+        self.sweep.limit.tables = self
             .limits
             .max_memory
             .saturating_sub(index_bytes + first.bytes());
@@ -1092,7 +1097,10 @@ impl<'a, K: Key> Run<'a, K> {
     fn shared(&mut self, cut: Cut) -> Result<Option<Shared<K>>, RunError> {
         // one process makes a split the shards share, the others wait for it and read it; a
         // split of this run alone is guarded by the checkpoint's lock
-        let shared = self.split_path.as_ref().filter(|_| self.limits.split.is_some());
+        let shared = self
+            .split_path
+            .as_ref()
+            .filter(|_| self.limits.split.is_some());
         let _turn = match shared {
             Some(p) => {
                 let obs = self.obs;
@@ -1203,7 +1211,7 @@ impl<'a, K: Key> Run<'a, K> {
         let keep = |i: usize, k: K| prefixes.admits(i, k);
         let base = lsq.max(rsq);
         self.progress(base + done, &crossing, "crossing");
-        self.sweep.limit = self
+        self.sweep.limit.tables = self
             .limits
             .max_memory
             .saturating_sub(index_bytes + right.bytes());
@@ -1282,6 +1290,12 @@ impl<'a, K: Key> Run<'a, K> {
         cut: Cut,
         boundary: &Boundary,
     ) -> Result<RightIndex, RunError> {
+        // the index takes about as much as the table it indexes: checked against the bound
+        let need = right.bytes();
+        if !crate::engine::fits(self.limits.max_memory, need) {
+            let at = crate::engine::needed(self.limits.max_memory, need);
+            return Err(self.memory_error(at, self.total.saturating_sub(1)));
+        }
         let (w, h) = (self.walk.w as usize, cut.cross as usize);
         let m = w * h;
         let window = K::SLOTS as usize;

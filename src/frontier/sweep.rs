@@ -10,13 +10,13 @@ use rayon::prelude::*;
 use super::expand::expand;
 use super::layout::Step;
 use super::state::Key;
-use super::table::{Batch, Builder, Layer, Stopped};
+use super::table::{Batch, Bound, Builder, Layer, Stopped};
 
 /// What a walk keeps to itself between layers.
 pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) closed: bool,
-    /// The most bytes the tables may hold.
-    pub(crate) limit: u64,
+    /// The most bytes the tables, and the whole process, may hold.
+    pub(crate) limit: Bound,
     pub(crate) stop: &'a AtomicBool,
     /// The most bytes the tables held so far.
     pub(crate) peak_bytes: u64,

@@ -433,6 +433,31 @@ pub(crate) enum Stopped {
     Interrupted,
 }
 
+/// The memory a layer being filled may take: its tables' own share (the bound less what the
+/// count keeps beside them), and the whole process's resident size, checked before each
+/// allocation of a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bound {
+    /// The most bytes this table and the layer being read may hold.
+    pub(crate) tables: u64,
+    /// The most bytes the process may hold resident (`--max-memory`).
+    pub(crate) process: u64,
+}
+
+impl Bound {
+    /// One bound for both.
+    pub(crate) const fn new(bytes: u64) -> Bound {
+        Bound {
+            tables: bytes,
+            process: bytes,
+        }
+    }
+
+    /// No bound.
+    #[cfg(test)]
+    pub(crate) const NONE: Bound = Bound::new(u64::MAX);
+}
+
 /// A layer being filled by many threads.
 pub(crate) struct Builder<K: Key> {
     parts: Vec<Mutex<Part<K>>>,
@@ -441,9 +466,11 @@ pub(crate) struct Builder<K: Key> {
     bytes: AtomicU64,
     /// Bytes held besides this table (the layer being read).
     other: u64,
-    limit: u64,
+    bound: Bound,
     overflow: AtomicBool,
     memory: AtomicBool,
+    /// The resident size an allocation refused for the bound would have brought the process to.
+    needed: AtomicU64,
 }
 
 impl<K: Key> Builder<K> {
@@ -453,13 +480,20 @@ impl<K: Key> Builder<K> {
         expect: u64,
         shape: Shape,
         other: u64,
-        limit: u64,
+        bound: Bound,
         spare: Option<Layer<K>>,
     ) -> Builder<K> {
         // partitions for a layer a few times larger (layers grow step by step), each sized for
         // its share of `expect` at 7/10 full (it grows past 4/5)
         let bits = part_bits(expect * 4);
-        let per = (expect as usize >> bits) * 10 / 7 + MIN_CAP;
+        let mut per = (expect as usize >> bits) * 10 / 7 + MIN_CAP;
+        // memory the spare layer does not cover comes fresh: where it would pass the process's
+        // bound, the table starts small and each partition's growth is checked as states come
+        let planned = (per << bits) as u64 * shape.stride() as u64;
+        let reused = spare.as_ref().map_or(0, Layer::bytes);
+        if !crate::engine::fits(bound.process, planned.saturating_sub(reused)) {
+            per = MIN_CAP;
+        }
         let mut spare = spare.map(|l| l.parts.into_iter());
         let parts: Vec<Mutex<Part<K>>> = (0..1usize << bits)
             .map(|_| {
@@ -477,9 +511,10 @@ impl<K: Key> Builder<K> {
             shape,
             bytes: AtomicU64::new(bytes),
             other,
-            limit,
+            bound,
             overflow: AtomicBool::new(false),
-            memory: AtomicBool::new(bytes + other > limit),
+            memory: AtomicBool::new(bytes + other > bound.tables),
+            needed: AtomicU64::new(0),
         }
     }
 
@@ -504,11 +539,20 @@ impl<K: Key> Builder<K> {
             .lock()
             .expect("no worker panics holding a lock");
         while part.needs_room(keys.len()) {
+            // the grown partition is allocated while the old one is still held: checked first
+            let size = part.bytes() * 2;
+            if !crate::engine::fits(self.bound.process, size) {
+                let at = crate::engine::needed(self.bound.process, size);
+                // Relaxed: figures for the report; the flag only asks workers to stop
+                self.needed.fetch_max(at, Ordering::Relaxed);
+                self.memory.store(true, Ordering::Relaxed);
+                return;
+            }
             let grown = part.grown(shape);
             let delta = grown.bytes() - part.bytes();
             // Relaxed: a byte count for the bound and the report; the lock orders the table
             let now = self.bytes.fetch_add(delta, Ordering::Relaxed) + delta;
-            if now + self.other > self.limit {
+            if now + self.other > self.bound.tables {
                 self.memory.store(true, Ordering::Relaxed);
                 return;
             }
@@ -537,7 +581,8 @@ impl<K: Key> Builder<K> {
             return Err(Stopped::Overflow);
         }
         if self.memory.load(Ordering::Relaxed) {
-            return Err(Stopped::Memory(self.bytes()));
+            let needed = self.needed.load(Ordering::Relaxed);
+            return Err(Stopped::Memory(self.bytes().max(needed)));
         }
         Ok(Layer {
             parts: self
@@ -633,7 +678,7 @@ mod tests {
     #[test]
     fn batches_from_many_threads_sum_exactly() {
         use rayon::prelude::*;
-        let b: Builder<u64> = Builder::new(0, ONE, 0, u64::MAX, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, Bound::NONE, None);
         (0..8u64).into_par_iter().for_each(|t| {
             let mut batch = Batch::new(&b);
             let c = limbs(&[t + 1]);
@@ -652,7 +697,7 @@ mod tests {
 
     #[test]
     fn a_batch_larger_than_a_small_partition_grows_it_enough() {
-        let b: Builder<u64> = Builder::new(0, ONE, 0, u64::MAX, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, Bound::NONE, None);
         b.flush(
             0,
             &(0..BATCH as u64 * 4).map(key).collect::<Vec<_>>(),
@@ -663,7 +708,7 @@ mod tests {
 
     #[test]
     fn overflow_and_the_memory_bound_stop_a_layer() {
-        let b: Builder<u64> = Builder::new(0, ONE, 0, u64::MAX, None);
+        let b: Builder<u64> = Builder::new(0, ONE, 0, Bound::NONE, None);
         {
             let mut batch = Batch::new(&b);
             let (max, one) = (limbs(&[u64::MAX]), limbs(&[1]));
@@ -671,7 +716,16 @@ mod tests {
             batch.push(key(7), Limbs(&one));
         }
         assert_eq!(b.finish().err(), Some(Stopped::Overflow));
-        let b: Builder<u64> = Builder::new(0, ONE, 0, 200_000, None);
+        let b: Builder<u64> = Builder::new(
+            0,
+            ONE,
+            0,
+            Bound {
+                tables: 200_000,
+                process: u64::MAX,
+            },
+            None,
+        );
         {
             let mut batch = Batch::new(&b);
             let one = limbs(&[1]);

@@ -992,3 +992,50 @@ fn auto_picks_an_engine_that_shards() {
         assert_eq!(merge_json(&files)["directed"], total, "{board}");
     }
 }
+
+/// `--max-memory` bounds the whole process (defect 1 of issue 19: a 12x12 count grew to 23 GB
+/// past a bound of 17.7 GiB): a count far past a small bound, started anyway with `--force`,
+/// stops with exit 2 and the figure it needed, and its peak resident size, as the kernel
+/// accounts it for that child alone (`wait4`), stays under the bound.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_memory_bound_holds_for_the_whole_process() {
+    const BOUND: u64 = 200 << 20;
+    let mut child = knights()
+        .args([
+            "count",
+            "12x12",
+            "--engine",
+            "frontier",
+            "--max-memory",
+            "200M",
+            "--force",
+            "--threads",
+            "2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of the plain C struct
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for this test's own child, with pointers to live locals
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(libc::WIFEXITED(status), "killed: {status} {err}");
+    assert_eq!(libc::WEXITSTATUS(status), 2, "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("needs more than"), "{err}");
+    assert!(err.contains("--max-memory"), "{err}");
+    let peak = u64::try_from(usage.ru_maxrss).unwrap() * 1024;
+    assert!(
+        peak <= BOUND,
+        "peak resident {peak} bytes past the bound {BOUND}: {err}"
+    );
+    // the count did grow up to the bound: the test is of the bound, not of a count that stayed small
+    assert!(peak > BOUND / 2, "peak resident only {peak} bytes: {err}");
+}
