@@ -77,8 +77,7 @@ impl Job {
     /// The threads the job runs on.
     #[must_use]
     pub fn thread_count(&self) -> usize {
-        self.threads
-            .map_or_else(rayon::current_num_threads, NonZeroUsize::get)
+        self.threads.map_or_else(default_threads, NonZeroUsize::get)
     }
 
     /// The request as an engine sees it.
@@ -318,6 +317,17 @@ pub(crate) fn engine_for(engine: Engine) -> &'static dyn CountEngine {
         Engine::Naive => &Naive,
         Engine::Dfs | Engine::Auto => &Dfs,
     }
+}
+
+/// The threads rayon's global pool has or will have (`RAYON_NUM_THREADS`, else one a core),
+/// without starting it: a count small enough for one thread never starts the pool.
+#[must_use]
+pub fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
 }
 
 /// The most worker threads a pool may have: 4 per core, and at least 64. More gain nothing, and

@@ -128,3 +128,29 @@ mod tests {
         )));
     }
 }
+
+/// [`count_each`] on the calling thread alone, in unit order (a small count: no pool is started).
+pub fn count_each_here<F>(
+    plan: &Plan,
+    units: &[Unit],
+    pending: &[usize],
+    stop: &AtomicBool,
+    done: F,
+) -> bool
+where
+    F: Fn(usize, u64),
+{
+    let counter = Counter::with_stop(plan, stop);
+    for &i in pending {
+        // Relaxed: as in count_each, the flag only asks the count to stop
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let c = counter.count(&units[i]);
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        done(i, c);
+    }
+    true
+}

@@ -596,6 +596,7 @@ impl<'a, K: Key> Run<'a, K> {
                 growth: Vec::new(),
                 older: Vec::new(),
                 last_growth: 1.0,
+                read: 0,
             },
             saver: Saver {
                 path: path.map(|p| beside(p, ".layers")),
@@ -1215,7 +1216,7 @@ impl<'a, K: Key> Run<'a, K> {
             .limits
             .max_memory
             .saturating_sub(index_bytes + right.bytes());
-        let states0: u64 = crossing.len();
+        let read0 = self.sweep.read;
         let t = Instant::now();
         let extra = [("right", &right)];
         let first =
@@ -1224,8 +1225,8 @@ impl<'a, K: Key> Run<'a, K> {
                 Walked::Interrupted => return Ok(None),
             };
         drop(index);
-        // seconds a state of a crossing step costs here, for the pieces' projected time
-        let rate = t.elapsed().as_secs_f64() / (states0 + first.len()).max(1) as f64;
+        // seconds a state read by a crossing step costs here, for the pieces' projected time
+        let rate = t.elapsed().as_secs_f64() / (self.sweep.read - read0).max(1) as f64;
         if let Some(p) = &self.split_path {
             snapshot::save(
                 p,

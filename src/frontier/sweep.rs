@@ -30,6 +30,8 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) older: Vec<f64>,
     /// The last step's growth, for a place not seen yet.
     pub(crate) last_growth: f64,
+    /// States read by the steps so far (for the rate a state costs).
+    pub(crate) read: u64,
 }
 
 /// A number from its little-endian bytes (a table's count).
@@ -122,6 +124,7 @@ impl<K: Key> Sweep<'_, K> {
             self.limit,
             self.spare.take(),
         );
+        self.read += layer.len();
         let tours = Mutex::new(BigUint::ZERO);
         let (closed, stop) = (self.closed, self.stop);
         // a few chunks of partitions a thread, each with one batch, for balance
