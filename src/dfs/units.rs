@@ -34,6 +34,29 @@ impl<'p> Counter<'p> {
         c
     }
 
+    /// Counts `units[i]` and hands it to `done`, unless `stop` is set before it starts or
+    /// while it runs (then it is not reported: a unit that saw the flag may have given up part
+    /// way, and is counted again on resume). Whether it was counted.
+    fn count_unless_stopped(
+        &self,
+        units: &[Unit],
+        i: usize,
+        stop: &AtomicBool,
+        done: &impl Fn(usize, u64),
+    ) -> bool {
+        // Relaxed: the flag only asks workers to stop taking units and guards no other data;
+        // the results reach the caller through `done` and rayon's join, which synchronise.
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let c = self.count(&units[i]);
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        done(i, c);
+        true
+    }
+
     /// The unweighted number of paths below `unit`, with this thread's memo table.
     #[must_use]
     pub fn count(&self, unit: &Unit) -> u64 {
@@ -61,20 +84,7 @@ where
     pending
         .par_iter()
         .with_max_len(1)
-        .map(|&i| {
-            // Relaxed: the flag only asks workers to stop taking units and guards no other data;
-            // the results reach the caller through `done` and rayon's join, which synchronise.
-            if stop.load(Ordering::Relaxed) {
-                return false;
-            }
-            let c = counter.count(&units[i]);
-            // a unit that saw the flag may have given up part way: drop it (it was not recorded)
-            if stop.load(Ordering::Relaxed) {
-                return false;
-            }
-            done(i, c);
-            true
-        })
+        .map(|&i| counter.count_unless_stopped(units, i, stop, &done))
         .filter(|&counted| !counted)
         .count()
         == 0
@@ -141,16 +151,7 @@ where
     F: Fn(usize, u64),
 {
     let counter = Counter::with_stop(plan, stop);
-    for &i in pending {
-        // Relaxed: as in count_each, the flag only asks the count to stop
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let c = counter.count(&units[i]);
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        done(i, c);
-    }
-    true
+    pending
+        .iter()
+        .all(|&i| counter.count_unless_stopped(units, i, stop, &done))
 }
