@@ -90,6 +90,23 @@ where
         == 0
 }
 
+/// [`count_each`] on the calling thread alone, in unit order (a small count: no pool is started).
+pub fn count_each_here<F>(
+    plan: &Plan,
+    units: &[Unit],
+    pending: &[usize],
+    stop: &AtomicBool,
+    done: F,
+) -> bool
+where
+    F: Fn(usize, u64),
+{
+    let counter = Counter::with_stop(plan, stop);
+    pending
+        .iter()
+        .all(|&i| counter.count_unless_stopped(units, i, stop, &done))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
@@ -137,21 +154,4 @@ mod tests {
             "no unit may start"
         )));
     }
-}
-
-/// [`count_each`] on the calling thread alone, in unit order (a small count: no pool is started).
-pub fn count_each_here<F>(
-    plan: &Plan,
-    units: &[Unit],
-    pending: &[usize],
-    stop: &AtomicBool,
-    done: F,
-) -> bool
-where
-    F: Fn(usize, u64),
-{
-    let counter = Counter::with_stop(plan, stop);
-    pending
-        .iter()
-        .all(|&i| counter.count_unless_stopped(units, i, stop, &done))
 }

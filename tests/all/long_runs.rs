@@ -1001,6 +1001,10 @@ fn auto_picks_an_engine_that_shards() {
 #[test]
 fn the_memory_bound_holds_for_the_whole_process() {
     const BOUND: u64 = 200 << 20;
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped by wait4 below, which gives its resource usage"
+    )]
     let mut child = knights()
         .args([
             "count",
