@@ -487,11 +487,11 @@ impl<K: Key> Builder<K> {
         // its share of `expect` at 7/10 full (it grows past 4/5)
         let bits = part_bits(expect * 4);
         let mut per = (expect as usize >> bits) * 10 / 7 + MIN_CAP;
-        // memory the spare layer does not cover comes fresh: where it would pass the process's
-        // bound, the table starts small and each partition's growth is checked as states come
+        // where the table would pass the process's bound, it starts small and each partition's
+        // growth is checked as states come. The spare layer's memory is not counted as room: a
+        // part too small to reuse stays with the allocator, resident, while a fresh one is made
         let planned = (per << bits) as u64 * shape.stride() as u64;
-        let reused = spare.as_ref().map_or(0, Layer::bytes);
-        if !crate::engine::fits(bound.process, planned.saturating_sub(reused)) {
+        if !crate::engine::fits(bound.process, planned) {
             per = MIN_CAP;
         }
         let mut spare = spare.map(|l| l.parts.into_iter());
