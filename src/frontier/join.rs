@@ -227,17 +227,17 @@ impl RightIndex {
             .flat_map_iter(|&key| {
                 let (p, r) = key_place(key);
                 let (k, c) = right.at(p, r >> 1);
-                let mut words: Vec<u64> = c.words().collect();
-                if mirror.apply(k, m) != k {
-                    // the two rows share the merged count: half each
-                    let mut carry = 0;
-                    for w in words.iter_mut().rev() {
-                        let low = *w & 1;
-                        *w = (*w >> 1) | (carry << 63);
-                        carry = low;
+                // the two rows of a state and its image share the merged count: half each (a
+                // word takes the next word's low bit as its top bit)
+                let half = u32::from(mirror.apply(k, m) != k);
+                let next = c.words().skip(1).map(Some).chain(std::iter::once(None));
+                c.words().zip(next).map(move |(w, n)| {
+                    if half == 1 {
+                        (w >> 1) | (n.unwrap_or(0) << 63)
+                    } else {
+                        w
                     }
-                }
-                words
+                })
             })
             .collect();
         Ok(RightIndex {

@@ -492,6 +492,9 @@ struct Shared<K: Key> {
     right: Layer<K>,
     first: Layer<K>,
     rate: f64,
+    /// The right half's index the crossing's first column was walked with, when this process
+    /// made it (a split read from a file has none: its pieces index the right half again).
+    index: Option<RightIndex>,
 }
 
 impl<'a, K: Key> Run<'a, K> {
@@ -953,7 +956,7 @@ impl<'a, K: Key> Run<'a, K> {
             }
             todo = Some((split, left));
         }
-        let Some(shared) = self.shared(cut)? else {
+        let Some(mut shared) = self.shared(cut)? else {
             return Ok(Ran::default());
         };
         let w = self.walk.w as usize;
@@ -961,7 +964,10 @@ impl<'a, K: Key> Run<'a, K> {
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
-        let index = self.right_index(&shared.right, cut, &boundary)?;
+        let index = match shared.index.take() {
+            Some(i) => i,
+            None => self.right_index(&shared.right, cut, &boundary)?,
+        };
         let index_bytes = index.bytes();
         let right_len = shared.right.len();
         drop(shared.right);
@@ -1126,6 +1132,7 @@ impl<'a, K: Key> Run<'a, K> {
                         right,
                         first,
                         rate: s.done as f64 * 1e-12,
+                        index: None,
                     })),
                     _ => Err(self.foreign_phase()),
                 };
@@ -1224,7 +1231,7 @@ impl<'a, K: Key> Run<'a, K> {
                 Walked::Done(l, _) => l,
                 Walked::Interrupted => return Ok(None),
             };
-        drop(index);
+        drop(prefixes);
         // seconds a state read by a crossing step costs here, for the pieces' projected time
         let rate = t.elapsed().as_secs_f64() / (self.sweep.read - read0).max(1) as f64;
         if let Some(p) = &self.split_path {
@@ -1238,7 +1245,12 @@ impl<'a, K: Key> Run<'a, K> {
             )?;
             self.saver.clear();
         }
-        Ok(Some(Shared { right, first, rate }))
+        Ok(Some(Shared {
+            right,
+            first,
+            rate,
+            index: Some(index),
+        }))
     }
 
     /// Pieces enough that each one's tables fit the memory left by the right half's index and
