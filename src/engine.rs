@@ -200,6 +200,20 @@ pub trait CountEngine: Sync {
     ) -> Result<Count, RunError>;
 }
 
+/// Recorded counts by piece as 64-bit words, 0 for a piece not recorded, for an engine whose
+/// pieces count in 64 bits (the DFS's units, the naive engine's start squares); a recorded count
+/// past 64 bits, which such an engine never writes, saturates.
+#[must_use]
+pub fn u64_counts(counts: &BTreeMap<usize, BigUint>, pieces: usize) -> Vec<u64> {
+    (0..pieces)
+        .map(|i| {
+            counts
+                .get(&i)
+                .map_or(0, |c| u64::try_from(c).unwrap_or(u64::MAX))
+        })
+        .collect()
+}
+
 /// The answer to a count.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Count {

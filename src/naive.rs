@@ -10,6 +10,7 @@ use num_bigint::BigUint;
 use crate::board::{Board, Square};
 use crate::engine::{
     Count, CountEngine, CountSpec, Host, Limits, Ran, Recorded, Request, RunError, Split,
+    u64_counts,
 };
 use crate::piece::Piece;
 
@@ -251,14 +252,7 @@ impl CountEngine for Naive {
         counts: &BTreeMap<usize, BigUint>,
         complete: bool,
     ) -> Result<Count, RunError> {
-        let counts: Vec<u64> = (0..cut.pieces)
-            .map(|i| {
-                counts
-                    .get(&i)
-                    .map_or(0, |c| u64::try_from(c).unwrap_or(u64::MAX))
-            })
-            .collect();
-        Ok(figures(req, &counts, complete))
+        Ok(figures(req, &u64_counts(counts, cut.pieces), complete))
     }
 }
 

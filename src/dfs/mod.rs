@@ -19,7 +19,9 @@ pub use plan::{Plan, Root, Tally, Unit};
 pub use units::{Counter, count_each, count_each_here};
 
 use crate::board::Board;
-use crate::engine::{Count, CountEngine, Host, Limits, Ran, Recorded, Request, RunError, Split};
+use crate::engine::{
+    Count, CountEngine, Host, Limits, Ran, Recorded, Request, RunError, Split, u64_counts,
+};
 use crate::error::{Error, Result};
 use crate::hash::Fnv;
 use crate::human::human_duration;
@@ -260,13 +262,7 @@ impl CountEngine for Dfs {
             ))
             .into());
         }
-        let counts: Vec<u64> = (0..units.len())
-            .map(|u| {
-                counts
-                    .get(&u)
-                    .map_or(0, |c| u64::try_from(c).unwrap_or(u64::MAX))
-            })
-            .collect();
+        let counts = u64_counts(counts, units.len());
         Ok(figures(
             req.board,
             &plan,

@@ -52,6 +52,18 @@ impl<K: Key> Sweep<'_, K> {
         self.spare = Some(old);
     }
 
+    /// A table for about `expect` states made from `layer`, beside it, in the spare layer's
+    /// memory where it suits, under the bound.
+    fn builder(&mut self, layer: &Layer<K>, expect: u64) -> Builder<K> {
+        Builder::new(
+            expect,
+            layer.shape(),
+            layer.bytes(),
+            self.limit,
+            self.spare.take(),
+        )
+    }
+
     pub(crate) fn step(
         &mut self,
         layer: &Layer<K>,
@@ -80,13 +92,7 @@ impl<K: Key> Sweep<'_, K> {
         expect: u64,
         keep: impl Fn(K) -> bool + Sync,
     ) -> Result<Layer<K>, Stopped> {
-        let builder: Builder<K> = Builder::new(
-            expect,
-            layer.shape(),
-            layer.bytes(),
-            self.limit,
-            self.spare.take(),
-        );
+        let builder = self.builder(layer, expect);
         (0..layer.part_count()).into_par_iter().for_each(|p| {
             let mut batch = Batch::new(&builder);
             for (key, count) in layer.part(p) {
@@ -117,13 +123,7 @@ impl<K: Key> Sweep<'_, K> {
             (None, _) => self.last_growth,
         };
         let expect = (layer.len() as f64 * (guess * 1.1).clamp(0.25, 4.0)) as u64;
-        let builder: Builder<K> = Builder::new(
-            expect,
-            layer.shape(),
-            layer.bytes(),
-            self.limit,
-            self.spare.take(),
-        );
+        let builder = self.builder(layer, expect);
         self.read += layer.len();
         let tours = Mutex::new(BigUint::ZERO);
         let (closed, stop) = (self.closed, self.stop);

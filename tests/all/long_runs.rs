@@ -29,6 +29,23 @@ fn spawn(args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// Starts shards `0/n` to `n-1/n` of `args` together, each with `--json` and its own checkpoint
+/// `shard-K.ckpt` in `dir`: the checkpoints' paths and the running processes.
+fn spawn_shards(dir: &Path, n: usize, args: &[&str]) -> (Vec<String>, Vec<Child>) {
+    let files: Vec<String> = (0..n)
+        .map(|k| path_str(&dir.join(format!("shard-{k}.ckpt"))).to_string())
+        .collect();
+    let children = (0..n)
+        .map(|k| {
+            let shard = format!("{k}/{n}");
+            let mut all = args.to_vec();
+            all.extend(["--json", "--shard", &shard, "--checkpoint", &files[k]]);
+            spawn(&all)
+        })
+        .collect();
+    (files, children)
+}
+
 /// Units recorded in a checkpoint so far (0 while it does not exist).
 fn records(path: &Path) -> usize {
     fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(HEADER_LINES))
@@ -295,25 +312,7 @@ fn a_checkpoint_of_another_run_is_refused() {
 fn shards_run_as_separate_processes_merge_to_the_total() {
     let dir = tempfile::tempdir().unwrap();
     let n = 3;
-    let files: Vec<String> = (0..n)
-        .map(|k| path_str(&dir.path().join(format!("shard-{k}.ckpt"))).to_string())
-        .collect();
-    let children: Vec<Child> = (0..n)
-        .map(|k| {
-            let shard = format!("{k}/{n}");
-            spawn(&[
-                "count",
-                "6x6",
-                "--threads",
-                "1",
-                "--json",
-                "--shard",
-                &shard,
-                "--checkpoint",
-                &files[k],
-            ])
-        })
-        .collect();
+    let (files, children) = spawn_shards(dir.path(), n, &["count", "6x6", "--threads", "1"]);
     let mut sum = 0;
     for c in children {
         let out = c.wait_with_output().unwrap();
@@ -799,31 +798,22 @@ fn frontier_shards_share_one_split() {
     let dir = tempfile::tempdir().unwrap();
     let split = dir.path().join("run.split");
     let n = 3;
-    let files: Vec<String> = (0..n)
-        .map(|k| path_str(&dir.path().join(format!("shard-{k}.ckpt"))).to_string())
-        .collect();
-    let children: Vec<Child> = (0..n)
-        .map(|k| {
-            let shard = format!("{k}/{n}");
-            spawn(&[
-                "count",
-                "6x6",
-                "--engine",
-                "frontier",
-                "--pieces",
-                "6",
-                "--threads",
-                "1",
-                "--json",
-                "--shard",
-                &shard,
-                "--checkpoint",
-                &files[k],
-                "--split",
-                path_str(&split),
-            ])
-        })
-        .collect();
+    let (files, children) = spawn_shards(
+        dir.path(),
+        n,
+        &[
+            "count",
+            "6x6",
+            "--engine",
+            "frontier",
+            "--pieces",
+            "6",
+            "--threads",
+            "1",
+            "--split",
+            path_str(&split),
+        ],
+    );
     let mut waited = 0;
     for c in children {
         let out = c.wait_with_output().unwrap();
