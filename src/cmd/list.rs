@@ -5,8 +5,8 @@ use std::io::{self, BufWriter};
 
 use anyhow::{Context, Result, bail};
 use knights::count::driver::with_threads;
+use knights::list::report::{self as census, Heading};
 use knights::list::{Format, ListOptions, Listing};
-use knights::render::census::{self, Heading};
 
 use super::on_board;
 use crate::{EXIT_NOT_FOUND, emit};

@@ -16,6 +16,7 @@
 //!   that it ends on `to`; with both, the closed tours from `from` whose last square is `to`.
 
 pub mod census;
+pub mod report;
 mod text;
 
 use std::io::{self, Write};

@@ -1,7 +1,6 @@
 //! Output formats for a tour (grid, moves, JSON, SVG), written as streams, the parser that reads
 //! them back, and the printed forms of hunts, surveys, estimates and histograms of listed tours.
 
-pub mod census;
 pub mod colour;
 pub mod estimate;
 pub mod hunt;

@@ -11,11 +11,11 @@ use plotters::prelude::*;
 use serde_json::{Value, json};
 use thiserror::Error;
 
-use super::percent;
+use super::{Histogram, ListOptions, Property};
 use crate::board::Board;
-use crate::count::report::group_u64;
-use crate::list::{Histogram, ListOptions, Property};
+use crate::human::group_u64;
 use crate::piece::Piece;
+use crate::render::percent;
 
 /// Drawing the chart failed (plotters' own error, as text).
 #[derive(Debug, Error)]
