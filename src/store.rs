@@ -212,6 +212,8 @@ impl TurnLock {
         stop: &std::sync::atomic::AtomicBool,
         waiting: impl FnOnce(),
     ) -> Result<Option<TurnLock>, CheckpointError> {
+        // a device, pipe or folder is refused before anything is created beside it
+        input::check_regular(path).map_err(|e| from_input(path, e))?;
         let mut name = path.as_os_str().to_owned();
         name.push(".lock");
         let lock = PathBuf::from(name);

@@ -1030,6 +1030,12 @@ fn special_files_are_refused_at_once() {
         ),
         (&["merge", "/dev/zero"], None, "character device"),
         (&["merge", "/dev/null"], None, "character device"),
+        (
+            &["count", "7x8", "--closed", "--split", "/dev/zero"],
+            None,
+            "character device",
+        ),
+        (&["status", "/dev/zero"], None, "character device"),
     ] {
         let err = fails_fast(args, stdin, 2, 10);
         assert!(err.contains(says), "{args:?}: {err}");

@@ -132,7 +132,7 @@ proptest! {
         // up to 16 squares: a dense union of leapers has astronomically many paths on more
         if b.squares() <= 16 {
             let c = count::count(b, &p, &CountSpec { from: Some(from), ..spec(closed) }, Engine::Dfs).unwrap();
-            let proved_none = matches!(r, Err(FindError::Impossible { .. } | FindError::Graph { .. } | FindError::ProvedNone { .. }));
+            let proved_none = matches!(r, Err(FindError::Impossible { .. } | FindError::Graph { .. } | FindError::ProvedNone { .. } | FindError::ProvedNoneBySat { .. }));
             prop_assert_eq!(found, c.directed > BigUint::ZERO, "{} {} from {} closed={}: {:?}", b, p, b.name(from), closed, r.as_ref().err());
             prop_assert_eq!(proved_none, c.directed == BigUint::ZERO);
         }
