@@ -7,36 +7,22 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use mimalloc::MiMalloc;
-
+mod allocator;
 mod cmd;
 mod progress;
 
 use knights::cli::{Cli, Command};
 
 #[global_allocator]
-static GLOBAL: MiMalloc = MiMalloc;
+static GLOBAL: allocator::Allocator = allocator::Allocator;
 
 const EXIT_NOT_FOUND: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
-/// Tells the allocator to keep the memory a program frees for its next allocations instead of
-/// giving it back to the system after a few milliseconds. A frontier count frees and takes
-/// gigabytes layer after layer; each time the system hands memory back it zeroes it first,
-/// which cost a sixth of the time of `knights count 7x7` (`results/frontier.md`). The memory
-/// kept is never more than the count's peak, which `--max-memory` bounds.
-fn keep_freed_memory() {
-    // `mi_option_purge_delay` in mimalloc.h (the same number in its versions 2 and 3); the
-    // bindings name no constant for it
-    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    // SAFETY: sets one of the allocator's documented options to a documented value (-1: never
-    // purge); it takes effect at its next purge and is safe to call at any time.
-    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, -1) }
-}
-
 fn main() -> ExitCode {
-    keep_freed_memory();
+    allocator::set_huge_pages(false);
+    allocator::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -1,0 +1,98 @@
+//! The program's allocator: mimalloc, with two choices made for this program's work.
+//!
+//! **Small pages until a large table.** The system backs mimalloc's memory with transparent huge
+//! pages (2 MiB each) where it may. For a large table that is a gain: one fault and one TLB
+//! entry for 2 MiB instead of 512 (`knights count 6x6` with 4 KiB pages for its 6 MiB tables
+//! took 7,285 page faults and 0.14 s against 0.09 s). For a count of a few milliseconds it is a
+//! loss: each of the handful of regions a small process touches costs a whole huge page, so
+//! `knights count 3x4` was resident in 10.8 MiB with them and 5.2 MiB without. So the process
+//! starts with huge pages switched off, and the first allocation of at least [`LARGE`] bytes
+//! (a memo table grown for a large board, a frontier layer, a sampler's cache) switches them on
+//! for the rest of the run, before that allocation is made.
+//!
+//! **Freed memory is kept**, see [`keep_freed_memory`].
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mimalloc::MiMalloc;
+
+/// Allocations of at least this many bytes switch huge pages on: one huge page's worth.
+pub(crate) const LARGE: usize = 2 << 20;
+
+/// mimalloc, switching huge pages on at the first large allocation (see the module's text).
+pub(crate) struct Allocator;
+
+/// Whether huge pages have been switched on (or the attempt made).
+static HUGE: AtomicBool = AtomicBool::new(false);
+
+impl Allocator {
+    #[inline]
+    fn sized(size: usize) {
+        // Relaxed: the flag only saves repeating a system call that is idempotent
+        if size >= LARGE && !HUGE.load(Ordering::Relaxed) {
+            HUGE.store(true, Ordering::Relaxed);
+            set_huge_pages(true);
+        }
+    }
+}
+
+// SAFETY: every method forwards to mimalloc with the same arguments; the only addition is a
+// system call that changes how the kernel backs later page faults, not any allocation's memory.
+unsafe impl GlobalAlloc for Allocator {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::sized(layout.size());
+        // SAFETY: the caller's contract is passed on unchanged
+        unsafe { MiMalloc.alloc(layout) }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::sized(layout.size());
+        // SAFETY: as above
+        unsafe { MiMalloc.alloc_zeroed(layout) }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above
+        unsafe { MiMalloc.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::sized(new_size);
+        // SAFETY: as above
+        unsafe { MiMalloc.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Switches transparent huge pages on or off for this process (Linux; elsewhere nothing).
+/// A failure changes speed and memory only, never results, so it is ignored.
+pub(crate) fn set_huge_pages(on: bool) {
+    #[cfg(target_os = "linux")]
+    {
+        let disable: libc::c_ulong = if on { 0 } else { 1 };
+        // SAFETY: PR_SET_THP_DISABLE takes one integer flag and touches no memory of ours.
+        unsafe {
+            libc::prctl(libc::PR_SET_THP_DISABLE, disable, 0, 0, 0);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = on;
+}
+
+/// Tells the allocator to keep the memory a program frees for its next allocations instead of
+/// giving it back to the system after a few milliseconds. A frontier count frees and takes
+/// gigabytes layer after layer; each time the system hands memory back it zeroes it first,
+/// which cost a sixth of the time of `knights count 7x7` (`results/frontier.md`). The memory
+/// kept is never more than the count's peak, which `--max-memory` bounds.
+pub(crate) fn keep_freed_memory() {
+    // `mi_option_purge_delay` in mimalloc.h (the same number in its versions 2 and 3); the
+    // bindings name no constant for it
+    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    // SAFETY: sets one of the allocator's documented options to a documented value (-1: never
+    // purge); it takes effect at its next purge and is safe to call at any time.
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, -1) }
+}
