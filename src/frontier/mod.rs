@@ -439,6 +439,9 @@ impl Saver {
 }
 
 /// A file beside the checkpoint log: `FILE` with `suffix` appended.
+/// What the right half's saved index adds to its split's name.
+const INDEX_SUFFIX: &str = ".index";
+
 fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
@@ -489,11 +492,15 @@ enum Walked<K: Key> {
 /// its first column (the split layer), and the rate the crossing went at (seconds a state, for
 /// projecting the pieces' time).
 struct Shared<K: Key> {
-    right: Layer<K>,
+    /// The right half's table: `None` when its index was read instead.
+    right: Option<Layer<K>>,
+    /// States of the right half's table.
+    right_len: u64,
     first: Layer<K>,
     rate: f64,
-    /// The right half's index the crossing's first column was walked with, when this process
-    /// made it (a split read from a file has none: its pieces index the right half again).
+    /// The right half's index: the one the crossing's first column was walked with when this
+    /// process made the split, or the one saved beside the split when it was read; `None`
+    /// when a split was read without a usable index (its pieces index the right half again).
     index: Option<RightIndex>,
 }
 
@@ -964,12 +971,13 @@ impl<'a, K: Key> Run<'a, K> {
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
-        let index = match shared.index.take() {
-            Some(i) => i,
-            None => self.right_index(&shared.right, cut, &boundary)?,
+        let index = match (shared.index.take(), &shared.right) {
+            (Some(i), _) => i,
+            (None, Some(right)) => self.right_index(right, cut, &boundary)?,
+            (None, None) => return Err(self.foreign_phase()),
         };
         let index_bytes = index.bytes();
-        let right_len = shared.right.len();
+        let right_len = shared.right_len;
         drop(shared.right);
         let first = shared.first;
         let assignment = Assignment::new(&first, w);
@@ -1095,6 +1103,7 @@ impl<'a, K: Key> Run<'a, K> {
             .filter(|_| self.limits.split.is_none())
         {
             let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_file(beside(p, INDEX_SUFFIX));
         }
     }
 
@@ -1125,17 +1134,8 @@ impl<'a, K: Key> Run<'a, K> {
             None => None,
         };
         if let Some(p) = &self.split_path {
-            if let Some(mut s) = snapshot::load::<K>(p, &self.name, self.walk.key_bytes())? {
-                let (right, first) = (s.take("right"), s.take("first"));
-                return match (s.phase.as_str(), right, first) {
-                    ("split", Some(right), Some(first)) => Ok(Some(Shared {
-                        right,
-                        first,
-                        rate: s.done as f64 * 1e-12,
-                        index: None,
-                    })),
-                    _ => Err(self.foreign_phase()),
-                };
+            if let Some(s) = self.read_split(p)? {
+                return Ok(Some(s));
             }
         }
         let w = self.walk.w;
@@ -1235,7 +1235,7 @@ impl<'a, K: Key> Run<'a, K> {
         // seconds a state read by a crossing step costs here, for the pieces' projected time
         let rate = t.elapsed().as_secs_f64() / (self.sweep.read - read0).max(1) as f64;
         if let Some(p) = &self.split_path {
-            snapshot::save(
+            let crc = snapshot::save(
                 p,
                 &self.name,
                 "split",
@@ -1243,14 +1243,59 @@ impl<'a, K: Key> Run<'a, K> {
                 (0, 0),
                 &[("right", &right), ("first", &first)],
             )?;
+            snapshot::save_index(&beside(p, INDEX_SUFFIX), &self.name, crc, &index)?;
             self.saver.clear();
         }
         Ok(Some(Shared {
-            right,
+            right_len: right.len(),
+            right: Some(right),
             first,
             rate,
             index: Some(index),
         }))
+    }
+
+    /// The shared work saved at `p`, with the right half's index saved beside it when there is
+    /// a usable one (the right half's table is then left unread); `None` when there is no file.
+    fn read_split(&self, p: &Path) -> Result<Option<Shared<K>>, RunError> {
+        let key = self.walk.key_bytes();
+        let crc = snapshot::read_header(p)?.map(|h| h.crc);
+        let ipath = beside(p, INDEX_SUFFIX);
+        let mut index = crc.and_then(|c| snapshot::load_index(&ipath, &self.name, c));
+        if index.is_none() && ipath.exists() {
+            self.obs.info(&format!(
+                "the index '{}' beside the split cannot be used (damaged, or made for another split or count): indexing the right half again",
+                ipath.display()
+            ));
+        }
+        let skip: &[&str] = if index.is_some() { &["right"] } else { &[] };
+        let Some(mut s) = snapshot::load_without::<K>(p, &self.name, key, skip)? else {
+            return Ok(None);
+        };
+        if index.is_some() && crc != Some(s.crc) {
+            // another split was written between its header and its tables: read it whole
+            index = None;
+            match snapshot::load::<K>(p, &self.name, key)? {
+                Some(whole) => s = whole,
+                None => return Ok(None),
+            }
+        }
+        let (right, first) = (s.take("right"), s.take("first"));
+        let right_len = match (&right, s.skipped.first()) {
+            (Some(r), _) => r.len(),
+            (None, Some((name, len))) if name == "right" => *len as u64,
+            _ => return Err(self.foreign_phase()),
+        };
+        match (s.phase.as_str(), first) {
+            ("split", Some(first)) => Ok(Some(Shared {
+                right,
+                right_len,
+                first,
+                rate: s.done as f64 * 1e-12,
+                index,
+            })),
+            _ => Err(self.foreign_phase()),
+        }
     }
 
     /// Pieces enough that each one's tables fit the memory left by the right half's index and

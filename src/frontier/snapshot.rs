@@ -37,6 +37,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use super::join::RightIndex;
 use super::state::Key;
 use super::table::{Layer, Shape};
 use crate::store::{CheckpointError, read_regular, replace_with};
@@ -58,6 +59,11 @@ pub(crate) struct Snapshot<K: Key> {
     /// Steps of the phase done.
     pub(crate) done: usize,
     pub(crate) tables: Vec<(String, Layer<K>)>,
+    /// The tables left unread (see [`load_without`]), with their states.
+    pub(crate) skipped: Vec<(String, usize)>,
+    /// The checksum of its header: with the states' count in each table and the rate, it tells
+    /// one saved split from another (the split's index names the split it was made from).
+    pub(crate) crc: u32,
 }
 
 impl<K: Key> Snapshot<K> {
@@ -78,7 +84,7 @@ pub(crate) fn save<K: Key>(
     done: usize,
     layers: (usize, usize),
     tables: &[(&str, &Layer<K>)],
-) -> Result<(), CheckpointError> {
+) -> Result<u32, CheckpointError> {
     let limbs = tables.iter().map(|t| t.1.limbs()).max().unwrap_or(1);
     let key_bytes = tables.first().map_or(K::BYTES, |t| t.1.shape().key);
     debug_assert!(tables.iter().all(|t| t.1.shape().key == key_bytes));
@@ -96,7 +102,8 @@ pub(crate) fn save<K: Key>(
         layers.1,
         sizes.join(" "),
     );
-    head += &format!("crc {:08x}\n", crc32fast::hash(head.as_bytes()));
+    let head_crc = crc32fast::hash(head.as_bytes());
+    head += &format!("crc {head_crc:08x}\n");
     let mut body = Vec::new();
     for (_, t) in tables {
         let mut key = [0u8; 16];
@@ -114,13 +121,16 @@ pub(crate) fn save<K: Key>(
         f.write_all(head.as_bytes())?;
         f.write_all(&body)?;
         f.write_all(&crc.to_le_bytes())
-    })
+    })?;
+    Ok(head_crc)
 }
 
 /// A saved stage's header: its fields (run, phase, layers, tables), checked against its checksum.
 #[derive(Clone, Debug)]
 pub struct Header {
     fields: Vec<(String, String)>,
+    /// The checksum its `crc` line holds.
+    pub crc: u32,
     /// Bytes of the header: the states follow.
     pub len: usize,
 }
@@ -210,10 +220,15 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header, CheckpointError> {
             .split_once(' ')
             .ok_or_else(|| damaged("a header line has no value"))?;
         if k == "crc" {
-            if u32::from_str_radix(v, 16).ok() != Some(crc32fast::hash(&bytes[..start])) {
+            let crc = crc32fast::hash(&bytes[..start]);
+            if u32::from_str_radix(v, 16).ok() != Some(crc) {
                 return Err(damaged("the header's checksum does not match"));
             }
-            return Ok(Header { fields, len: end });
+            return Ok(Header {
+                fields,
+                crc,
+                len: end,
+            });
         }
         fields.push((k.to_string(), v.to_string()));
     }
@@ -259,6 +274,16 @@ pub(crate) fn load<K: Key>(
     path: &Path,
     name: &RunName,
     shape_key: usize,
+) -> Result<Option<Snapshot<K>>, CheckpointError> {
+    load_without(path, name, shape_key, &[])
+}
+
+/// [`load`], leaving the tables named in `skip` unread (their bytes are still checked).
+pub(crate) fn load_without<K: Key>(
+    path: &Path,
+    name: &RunName,
+    shape_key: usize,
+    skip: &[&str],
 ) -> Result<Option<Snapshot<K>>, CheckpointError> {
     if !path.exists() {
         return Ok(None);
@@ -309,6 +334,7 @@ pub(crate) fn load<K: Key>(
     };
     let entry = shape.stride();
     let mut tables = Vec::new();
+    let mut skipped = Vec::new();
     let mut at = 0;
     for spec in get("tables")?.split_whitespace() {
         let (tname, count) = spec
@@ -321,6 +347,11 @@ pub(crate) fn load<K: Key>(
             .checked_mul(entry)
             .filter(|&s| at + s <= body.len())
             .ok_or_else(|| damaged("it is cut short"))?;
+        if skip.contains(&tname) {
+            at += size;
+            skipped.push((tname.to_string(), count));
+            continue;
+        }
         let mut layer = Layer::empty(shape);
         let mut count_buf = vec![0u64; limbs];
         let mut key = [0u8; 16];
@@ -342,7 +373,77 @@ pub(crate) fn load<K: Key>(
         phase: get("phase")?.to_string(),
         done: num("done")?,
         tables,
+        skipped,
+        crc: header.crc,
     }))
+}
+
+/// The first line of a saved index of the right half (see [`save_index`]).
+const INDEX_MAGIC: &str = "knights-frontier-index 1";
+
+/// Writes the right half's join index to `path`, atomically, for the shards that read the split
+/// whose header checksum is `split_crc`: each of them then reads the index instead of the
+/// right half's table and indexing it again (7x8 closed: most of a shard's time). The format is
+/// a header like a saved stage's (first line `knights-frontier-index 1`, the run's fields,
+/// `split` with the split's header checksum, `bytes` of the index, `crc`), the index's bytes
+/// ([`RightIndex::to_bytes`]) and their CRC32.
+pub(crate) fn save_index(
+    path: &Path,
+    name: &RunName,
+    split_crc: u32,
+    index: &RightIndex,
+) -> Result<(), CheckpointError> {
+    let body = index.to_bytes();
+    let mut head = format!("{INDEX_MAGIC}\n");
+    for (k, v) in &name.fields {
+        head += &format!("{k} {v}\n");
+    }
+    head += &format!("split {split_crc:08x}\nbytes {}\n", body.len());
+    head += &format!("crc {:08x}\n", crc32fast::hash(head.as_bytes()));
+    let crc = crc32fast::hash(&body);
+    replace_with(path, |f| {
+        f.write_all(head.as_bytes())?;
+        f.write_all(&body)?;
+        f.write_all(&crc.to_le_bytes())
+    })
+}
+
+/// Reads the index saved at `path` for run `name` from the split whose header checksum is
+/// `split_crc`. `None` when there is none that can be used: no file, another run's or another
+/// split's, or damaged; the caller then indexes the right half itself, so a bad index file
+/// costs time, never a wrong count.
+pub(crate) fn load_index(path: &Path, name: &RunName, split_crc: u32) -> Option<RightIndex> {
+    let bytes = read_regular(path).ok()?;
+    let rest = bytes.strip_prefix(format!("{INDEX_MAGIC}\n").as_bytes())?;
+    let head_len = bytes.len() - rest.len();
+    let mut fields = Vec::new();
+    let mut at = head_len;
+    for line in rest.split_inclusive(|&b| b == b'\n') {
+        let text = std::str::from_utf8(line.strip_suffix(b"\n")?).ok()?;
+        let (k, v) = text.split_once(' ')?;
+        if k == "crc" {
+            if u32::from_str_radix(v, 16).ok()? != crc32fast::hash(&bytes[..at]) {
+                return None;
+            }
+            at += line.len();
+            break;
+        }
+        fields.push((k.to_string(), v.to_string()));
+        at += line.len();
+    }
+    let get = |k: &str| fields.iter().find(|f| f.0 == k).map(|f| f.1.as_str());
+    if name.fields.iter().any(|(k, v)| get(k) != Some(v.as_str()))
+        || get("split") != Some(format!("{split_crc:08x}").as_str())
+    {
+        return None;
+    }
+    let len: usize = get("bytes")?.parse().ok()?;
+    let body = bytes.get(at..at.checked_add(len)?)?;
+    let crc = bytes.get(at + len..)?;
+    if crc != crc32fast::hash(body).to_le_bytes() {
+        return None;
+    }
+    RightIndex::from_bytes(body)
 }
 
 #[cfg(test)]
@@ -354,6 +455,33 @@ mod tests {
         RunName {
             fields: vec![("board", board.to_string()), ("kind", "open".to_string())],
         }
+    }
+
+    #[test]
+    fn a_saved_index_is_read_only_for_its_own_run_and_split() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.split.index");
+        let index = crate::frontier::join::tests::small_index();
+        save_index(&path, &name("5x5"), 0xabcd, &index).unwrap();
+        let back = load_index(&path, &name("5x5"), 0xabcd).expect("its own");
+        assert_eq!(back.to_bytes(), index.to_bytes());
+        // another split, another run, no file: none, and the caller indexes the table itself
+        assert!(load_index(&path, &name("5x5"), 0xabce).is_none());
+        assert!(load_index(&path, &name("5x6"), 0xabcd).is_none());
+        assert!(load_index(&dir.path().join("none"), &name("5x5"), 0xabcd).is_none());
+        // a changed byte anywhere, or a file cut short
+        let bytes = fs::read(&path).unwrap();
+        for at in [3, bytes.len() / 2, bytes.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 1;
+            fs::write(&path, &bad).unwrap();
+            assert!(
+                load_index(&path, &name("5x5"), 0xabcd).is_none(),
+                "byte {at}"
+            );
+        }
+        fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+        assert!(load_index(&path, &name("5x5"), 0xabcd).is_none());
     }
 
     #[test]

@@ -835,6 +835,47 @@ fn frontier_shards_share_one_split() {
     assert_eq!(v["engine"], "frontier");
 }
 
+/// Shards run in turn: the first makes the split and saves the right half's index beside it,
+/// the next read that index; a damaged or missing index costs time only (the shard indexes the
+/// right half again, and says so when the file is there), and the total is the same.
+#[test]
+fn frontier_shards_read_the_saved_index_or_do_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = dir.path().join("run.split");
+    let index = dir.path().join("run.split.index");
+    let n = 4;
+    let files: Vec<String> = (0..n)
+        .map(|k| path_str(&dir.path().join(format!("shard-{k}.ckpt"))).to_string())
+        .collect();
+    let run = |k: usize| {
+        let shard = format!("{k}/{n}");
+        let out = knights()
+            .args(["count", "6x6", "--engine", "frontier", "--pieces", "6"])
+            .args(["--threads", "1", "--split", path_str(&split)])
+            .args(["--shard", &shard, "--checkpoint", &files[k]])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let unusable = "cannot be used";
+    assert!(!run(0).contains(unusable));
+    assert!(index.exists(), "the index is saved beside the split");
+    assert!(!run(1).contains(unusable), "the saved index is read");
+    let mut bytes = fs::read(&index).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    fs::write(&index, &bytes).unwrap();
+    assert!(run(2).contains(unusable));
+    fs::remove_file(&index).unwrap();
+    assert!(!run(3).contains(unusable));
+    assert_eq!(merge_json(&files)["directed"], OPEN_6X6);
+}
+
 /// Runs `knights status FILE --json` and returns its JSON.
 fn status_json(ck: &Path) -> Value {
     let out = knights()
