@@ -95,6 +95,13 @@ impl Plan {
                         .min_by_key(|&s| g.masks[s as usize].count())
                         .expect("a square");
                     let nb: Vec<u32> = g.masks[anchor as usize].iter().collect();
+                    // (a path of at least two squares between the second and the last-but-one,
+                    // which are then different squares)
+                    let mirror = if spec.symmetry && nb.len() == 2 && g.n >= 5 {
+                        swapping_symmetry(board, &g, anchor, nb[0], nb[1])
+                    } else {
+                        None
+                    };
                     let mut roots = Vec::new();
                     for (i, &a) in nb.iter().enumerate() {
                         for &b in &nb[i + 1..] {
@@ -106,13 +113,20 @@ impl Plan {
                     let through = from
                         .or(to)
                         .map(|s| format!(" (every closed tour passes {})", board.name(s)));
-                    let how = format!(
+                    let mut how = format!(
                         "cycles anchored at {} (degree {}): paths between each of its {} neighbour pairs{}",
                         board.name(board.square(anchor)),
                         nb.len(),
                         roots.len(),
                         through.unwrap_or_default()
                     );
+                    if let Some(perm) = mirror {
+                        roots = mirrored_roots(&g, anchor, nb[0], nb[1], &perm);
+                        how += &format!(
+                            ", searched from their {} second squares and weighted by their last-but-one, a path and its mirror image counted once, twice over",
+                            roots.len()
+                        );
+                    }
                     (roots, how)
                 }
             };
@@ -329,5 +343,102 @@ impl Plan {
             total += sum / f64::from(probes);
         }
         total
+    }
+}
+/// A symmetry of the board that fixes `anchor`, swaps its two neighbours `a` and `b`, and maps
+/// the piece's moves onto themselves (the diagonal through a corner, on a square board), as a
+/// permutation of squares; `None` when there is none.
+fn swapping_symmetry(
+    board: Board,
+    g: &SmallGraph,
+    anchor: u32,
+    a: u32,
+    b: u32,
+) -> Option<Vec<u32>> {
+    board.symmetries().into_iter().find_map(|sym| {
+        let perm = board.permutation(sym);
+        let p = |s: u32| perm[s as usize];
+        let automorphism = (0..g.n).all(|s| {
+            g.masks[s as usize]
+                .iter()
+                .fold(Bitboard::EMPTY, |m, t| m.with(p(t)))
+                == g.masks[p(s) as usize]
+        });
+        (p(anchor) == anchor && p(a) == b && p(b) == a && automorphism).then_some(perm)
+    })
+}
+
+/// The closed count's paths from `a` to `b` (the neighbours of `anchor`), searched from their
+/// second square `x` and weighted by their last-but-one `y`. The symmetry `perm` (fixing the
+/// anchor, swapping `a` and `b`) maps a path `a x ... y b` to `b perm(x) ... perm(y) a`, which
+/// read backwards is `a perm(y) ... perm(x) b`: the pairs `(x, y)` and `(perm(y), perm(x))`
+/// count alike, so a path is counted only at the first pair of the two, twice over, and at a
+/// pair that is its own image once; a search from `x` counts nothing at the other ends, so it
+/// can cut the paths that must end there.
+fn mirrored_roots(g: &SmallGraph, anchor: u32, a: u32, b: u32, perm: &[u32]) -> Vec<Root> {
+    let rest = g.all.without(anchor).without(a).without(b);
+    let mut roots = Vec::new();
+    for x in g.masks[a as usize] & rest {
+        let mut weight = [0u8; 64];
+        for y in (g.masks[b as usize] & rest).without(x) {
+            let image = (perm[y as usize], perm[x as usize]);
+            weight[y as usize] = match image.cmp(&(x, y)) {
+                std::cmp::Ordering::Less => 0,
+                std::cmp::Ordering::Equal => 1,
+                std::cmp::Ordering::Greater => 2,
+            };
+        }
+        if weight.iter().any(|&w| w > 0) {
+            roots.push(Root {
+                start: x,
+                free: rest.without(x),
+                weight,
+                multiplier: 1,
+            });
+        }
+    }
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn closed_plan(rows: u32, cols: u32, piece: &str, symmetry: bool) -> Plan {
+        let spec = CountSpec {
+            closed: true,
+            symmetry,
+            ..CountSpec::default()
+        };
+        Plan::new(
+            Board::new(rows, cols).unwrap(),
+            &piece.parse().unwrap(),
+            &spec,
+        )
+    }
+
+    #[test]
+    fn a_square_board_s_closed_count_is_searched_from_the_anchor_s_mirrored_neighbours() {
+        // 6x6: a1's neighbours b3 and c2 are swapped by the diagonal; the paths b3 ... c2 are
+        // searched from the second square, weighted 0, 1 or 2 by the last-but-one
+        let p = closed_plan(6, 6, "knight", true);
+        assert!(p.how.contains("second squares"), "{}", p.how);
+        assert!(p.roots.len() > 1);
+        let weights: u64 = p
+            .roots
+            .iter()
+            .flat_map(|r| r.weight.iter().map(|&w| u64::from(w)))
+            .sum();
+        // each (second, last-but-one) pair once or twice: as many as there are pairs
+        let b3_c2_pairs = 5 * 5 - 1;
+        assert_eq!(weights, b3_c2_pairs);
+        // no symmetry asked, or none that fixes the anchor (a rectangle): one search
+        for p in [
+            closed_plan(6, 6, "knight", false),
+            closed_plan(5, 6, "knight", true),
+        ] {
+            assert_eq!(p.roots.len(), 1, "{}", p.how);
+            assert!(!p.how.contains("second squares"));
+        }
     }
 }

@@ -78,7 +78,9 @@ impl ListOptions {
             closed: self.closed,
             from: self.from,
             to: self.to,
-            symmetry: true,
+            // closed tours are listed from the anchor's paths as found: the count's mirror
+            // weighting (a path counted twice for its image) is not a listing
+            symmetry: !self.closed,
             per_square: false,
         }
     }

@@ -208,6 +208,24 @@ fn symmetry_changes_nothing() {
             );
         }
     }
+    // closed counts of square boards searched from one anchor's neighbour and weighted by the
+    // mirror image (the wazir's corner, like the knight's, has two neighbours a diagonal swaps)
+    for (piece, side) in [("1,0", 4), ("1,0", 6), ("3,0+2,2", 5), ("3,0+2,2", 6)] {
+        let p: Piece = piece.parse().unwrap();
+        let b = board(side, side);
+        let with = run(b, &p, &spec(true), Engine::Dfs);
+        let without = run(
+            b,
+            &p,
+            &CountSpec {
+                symmetry: false,
+                ..spec(true)
+            },
+            Engine::Dfs,
+        );
+        assert!(with.directed > 0, "{b} {p}");
+        assert_eq!(with.directed, without.directed, "{b} {p}");
+    }
 }
 
 #[test]
