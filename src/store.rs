@@ -20,7 +20,7 @@ pub enum CheckpointError {
         path: PathBuf,
         source: io::Error,
     },
-    #[error("checkpoint '{}' is {kind}, not a regular file", .path.display())]
+    #[error("'{}' is {kind}, not a regular file: a checkpoint or a split is written to one", .path.display())]
     NotAFile { path: PathBuf, kind: &'static str },
     #[error("checkpoint '{}' is in use by another process (a count holds its lock file '{}'); wait for it to finish, or give another file", .path.display(), .lock.display())]
     InUse { path: PathBuf, lock: PathBuf },
