@@ -7,8 +7,9 @@
 //! loss: each of the handful of regions a small process touches costs a whole huge page, so
 //! `knights count 3x4` was resident in 10.8 MiB with them and 5.2 MiB without. So the process
 //! starts with huge pages switched off, and the first allocation of at least [`LARGE`] bytes
-//! (a memo table grown for a large board, a frontier layer, a sampler's cache) switches them on
-//! for the rest of the run, before that allocation is made.
+//! (a memo table grown for a large board, a sampler's cache) switches them on for the rest of
+//! the run, before that allocation is made; the frontier engine switches them on as it starts
+//! (`knights::engine::set_huge_pages`).
 //!
 //! **Freed memory is kept**, see [`keep_freed_memory`].
 
@@ -32,7 +33,7 @@ impl Allocator {
         // Relaxed: the flag only saves repeating a system call that is idempotent
         if size >= LARGE && !HUGE.load(Ordering::Relaxed) {
             HUGE.store(true, Ordering::Relaxed);
-            set_huge_pages(true);
+            knights::engine::set_huge_pages(true);
         }
     }
 }
@@ -66,21 +67,6 @@ unsafe impl GlobalAlloc for Allocator {
         // SAFETY: as above
         unsafe { MiMalloc.realloc(ptr, layout, new_size) }
     }
-}
-
-/// Switches transparent huge pages on or off for this process (Linux; elsewhere nothing).
-/// A failure changes speed and memory only, never results, so it is ignored.
-pub(crate) fn set_huge_pages(on: bool) {
-    #[cfg(target_os = "linux")]
-    {
-        let disable: libc::c_ulong = if on { 0 } else { 1 };
-        // SAFETY: PR_SET_THP_DISABLE takes one integer flag and touches no memory of ours.
-        unsafe {
-            libc::prctl(libc::PR_SET_THP_DISABLE, disable, 0, 0, 0);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = on;
 }
 
 /// Tells the allocator to keep the memory a program frees for its next allocations instead of

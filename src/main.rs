@@ -21,7 +21,7 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    allocator::set_huge_pages(false);
+    knights::engine::set_huge_pages(false);
     allocator::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

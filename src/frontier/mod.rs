@@ -333,6 +333,8 @@ fn run_method(
     host: &dyn Host,
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
+    // the tables grow large from small first layers: huge pages before any of them
+    crate::engine::set_huge_pages(true);
     let walk = Walk::new(req.board, req.piece);
     let (stop, obs) = (host.stop(), host.observer());
     if walk.window() <= u64::SLOTS {
