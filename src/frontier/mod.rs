@@ -440,10 +440,10 @@ impl Saver {
     }
 }
 
-/// A file beside the checkpoint log: `FILE` with `suffix` appended.
 /// What the right half's saved index adds to its split's name.
 const INDEX_SUFFIX: &str = ".index";
 
+/// A file beside the checkpoint log: `FILE` with `suffix` appended.
 fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);

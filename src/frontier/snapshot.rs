@@ -1,6 +1,7 @@
 //! Saved stages of a frontier count: the state tables after the last saved layer, written whole
-//! (`FILE.layers` beside the checkpoint log), and the work all pieces share (`FILE.split`, or
-//! the file `--split` names).
+//! (`FILE.layers` beside the checkpoint log), the work all pieces share (`FILE.split`, or
+//! the file `--split` names), and beside a split the right half's join index (`SPLIT.index`,
+//! `save_index`).
 //!
 //! # Format
 //!
