@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -80,14 +80,19 @@ fn json_of(out: &std::process::Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-/// Runs `args` to the end and returns its JSON.
-fn finish(args: &[&str]) -> Value {
-    let out = knights().args(args).arg("--json").output().unwrap();
+/// Asserts that a finished `knights` exited with 0, showing its stderr when not.
+fn assert_succeeded(out: &Output) {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs `args` to the end and returns its JSON.
+fn finish(args: &[&str]) -> Value {
+    let out = knights().args(args).arg("--json").output().unwrap();
+    assert_succeeded(&out);
     json_of(&out)
 }
 
@@ -99,11 +104,7 @@ fn merge_json(files: &[String]) -> Value {
         .arg("--json")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     json_of(&out)
 }
 
@@ -817,11 +818,7 @@ fn frontier_shards_share_one_split() {
     let mut waited = 0;
     for c in children {
         let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_succeeded(&out);
         assert_eq!(json_of(&out)["units"], 6);
         waited += usize::from(String::from_utf8_lossy(&out.stderr).contains("waiting for"));
     }
@@ -855,11 +852,7 @@ fn frontier_shards_read_the_saved_index_or_do_without_it() {
             .args(["--shard", &shard, "--checkpoint", &files[k]])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_succeeded(&out);
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let unusable = "cannot be used";
@@ -882,11 +875,7 @@ fn status_json(ck: &Path) -> Value {
         .args(["status", path_str(ck), "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     json_of(&out)
 }
 
