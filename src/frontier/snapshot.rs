@@ -75,6 +75,30 @@ impl<K: Key> Snapshot<K> {
     }
 }
 
+/// Writes `head`, `body` and the body's CRC32 to `path` atomically (a temporary file beside it,
+/// synced and renamed over it).
+fn write_whole(path: &Path, head: &str, body: &[u8]) -> Result<(), CheckpointError> {
+    let crc = crc32fast::hash(body);
+    replace_with(path, |f| {
+        f.write_all(head.as_bytes())?;
+        f.write_all(body)?;
+        f.write_all(&crc.to_le_bytes())
+    })
+}
+
+/// A header: the first line `magic`, the run's fields, the lines `rest`, and the checksum of
+/// all of them on the `crc` line; returned with that checksum.
+fn header_text(magic: &str, name: &RunName, rest: &str) -> (String, u32) {
+    let mut head = format!("{magic}\n");
+    for (k, v) in &name.fields {
+        head += &format!("{k} {v}\n");
+    }
+    head += rest;
+    let crc = crc32fast::hash(head.as_bytes());
+    head += &format!("crc {crc:08x}\n");
+    (head, crc)
+}
+
 /// Writes a checkpoint to `path` atomically: `tables` after `done` steps of `phase`, which is
 /// layer `layers.0` of the `layers.1` of its stage as progress shows them (for `knights status`). Tables of different count widths are widened to the
 /// widest.
@@ -89,22 +113,20 @@ pub(crate) fn save<K: Key>(
     let limbs = tables.iter().map(|t| t.1.limbs()).max().unwrap_or(1);
     let key_bytes = tables.first().map_or(K::BYTES, |t| t.1.shape().key);
     debug_assert!(tables.iter().all(|t| t.1.shape().key == key_bytes));
-    let mut head = format!("{MAGIC}\n");
-    for (k, v) in &name.fields {
-        head += &format!("{k} {v}\n");
-    }
     let sizes: Vec<String> = tables
         .iter()
         .map(|(n, t)| format!("{n}:{}", t.len()))
         .collect();
-    head += &format!(
-        "phase {phase}\ndone {done}\nlayer {}/{}\nlimbs {limbs}\nkey-bytes {key_bytes}\ntables {}\n",
-        layers.0,
-        layers.1,
-        sizes.join(" "),
+    let (head, head_crc) = header_text(
+        MAGIC,
+        name,
+        &format!(
+            "phase {phase}\ndone {done}\nlayer {}/{}\nlimbs {limbs}\nkey-bytes {key_bytes}\ntables {}\n",
+            layers.0,
+            layers.1,
+            sizes.join(" "),
+        ),
     );
-    let head_crc = crc32fast::hash(head.as_bytes());
-    head += &format!("crc {head_crc:08x}\n");
     let mut body = Vec::new();
     for (_, t) in tables {
         let mut key = [0u8; 16];
@@ -117,12 +139,7 @@ pub(crate) fn save<K: Key>(
             }
         }
     }
-    let crc = crc32fast::hash(&body);
-    replace_with(path, |f| {
-        f.write_all(head.as_bytes())?;
-        f.write_all(&body)?;
-        f.write_all(&crc.to_le_bytes())
-    })?;
+    write_whole(path, &head, &body)?;
     Ok(head_crc)
 }
 
@@ -185,10 +202,6 @@ impl Header {
 
 /// The header at the start of `bytes` (a saved stage read from `path`), checked.
 fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header, CheckpointError> {
-    let damaged = |why: &str| CheckpointError::Damaged {
-        path: path.into(),
-        why: why.into(),
-    };
     if !bytes.starts_with(format!("{MAGIC}\n").as_bytes()) {
         let why = if bytes.starts_with(b"knights-checkpoint") {
             "it is a checkpoint log, not a frontier count's saved layers"
@@ -202,7 +215,15 @@ fn parse_header(path: &Path, bytes: &[u8]) -> Result<Header, CheckpointError> {
             why: why.into(),
         });
     }
-    // the header: text lines up to and including `crc`
+    header_lines(path, bytes)
+}
+
+/// The header's lines after its first, up to and including `crc`, checked against it.
+fn header_lines(path: &Path, bytes: &[u8]) -> Result<Header, CheckpointError> {
+    let damaged = |why: &str| CheckpointError::Damaged {
+        path: path.into(),
+        why: why.into(),
+    };
     let mut end = 0;
     let mut fields: Vec<(String, String)> = Vec::new();
     for line in bytes.split_inclusive(|&b| b == b'\n') {
@@ -395,18 +416,12 @@ pub(crate) fn save_index(
     index: &RightIndex,
 ) -> Result<(), CheckpointError> {
     let body = index.to_bytes();
-    let mut head = format!("{INDEX_MAGIC}\n");
-    for (k, v) in &name.fields {
-        head += &format!("{k} {v}\n");
-    }
-    head += &format!("split {split_crc:08x}\nbytes {}\n", body.len());
-    head += &format!("crc {:08x}\n", crc32fast::hash(head.as_bytes()));
-    let crc = crc32fast::hash(&body);
-    replace_with(path, |f| {
-        f.write_all(head.as_bytes())?;
-        f.write_all(&body)?;
-        f.write_all(&crc.to_le_bytes())
-    })
+    let (head, _) = header_text(
+        INDEX_MAGIC,
+        name,
+        &format!("split {split_crc:08x}\nbytes {}\n", body.len()),
+    );
+    write_whole(path, &head, &body)
 }
 
 /// Reads the index saved at `path` for run `name` from the split whose header checksum is
@@ -415,24 +430,12 @@ pub(crate) fn save_index(
 /// costs time, never a wrong count.
 pub(crate) fn load_index(path: &Path, name: &RunName, split_crc: u32) -> Option<RightIndex> {
     let bytes = read_regular(path).ok()?;
-    let rest = bytes.strip_prefix(format!("{INDEX_MAGIC}\n").as_bytes())?;
-    let head_len = bytes.len() - rest.len();
-    let mut fields = Vec::new();
-    let mut at = head_len;
-    for line in rest.split_inclusive(|&b| b == b'\n') {
-        let text = std::str::from_utf8(line.strip_suffix(b"\n")?).ok()?;
-        let (k, v) = text.split_once(' ')?;
-        if k == "crc" {
-            if u32::from_str_radix(v, 16).ok()? != crc32fast::hash(&bytes[..at]) {
-                return None;
-            }
-            at += line.len();
-            break;
-        }
-        fields.push((k.to_string(), v.to_string()));
-        at += line.len();
+    if !bytes.starts_with(format!("{INDEX_MAGIC}\n").as_bytes()) {
+        return None;
     }
-    let get = |k: &str| fields.iter().find(|f| f.0 == k).map(|f| f.1.as_str());
+    let header = header_lines(path, &bytes).ok()?;
+    let at = header.len;
+    let get = |k: &str| header.get(k);
     if name.fields.iter().any(|(k, v)| get(k) != Some(v.as_str()))
         || get("split") != Some(format!("{split_crc:08x}").as_str())
     {
