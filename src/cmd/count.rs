@@ -2,7 +2,8 @@
 //! with the partial count printed and the checkpoint saved.
 
 use std::io::{self, IsTerminal};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 use knights::count::driver::{self, Job};
@@ -13,8 +14,34 @@ use crate::progress::{self, Progress};
 use crate::{EXIT_INTERRUPTED, emit};
 use knights::cli::{CountArgs, EngineArg, ProgressArg};
 
-/// Set by Ctrl-C or SIGTERM: the count stops within moments.
-static STOP: AtomicBool = AtomicBool::new(false);
+/// The signals that stop a count: Ctrl-C, `kill` and a closed terminal.
+#[cfg(unix)]
+const STOP_SIGNALS: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+#[cfg(not(unix))]
+const STOP_SIGNALS: [i32; 2] = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+
+/// A flag the stop signals set: the count stops within moments. A second signal ends the
+/// process at once with the interrupted code (every finished unit is already in the file). The
+/// handlers set the flag themselves, so no thread waits for signals: starting one cost a
+/// count of a few milliseconds about a fortieth of its time.
+fn stop_on_signals() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in STOP_SIGNALS {
+        // the exit goes first: it acts only once the flag is already set
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            i32::from(EXIT_INTERRUPTED),
+            Arc::clone(&stop),
+        )
+        .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
+        .with_context(|| format!("cannot catch signal {sig}"))?;
+    }
+    Ok(stop)
+}
 
 fn job_of(a: &CountArgs) -> Result<Job> {
     let board = a.board;
@@ -53,15 +80,9 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
         (_, ProgressArg::Auto) if io::stderr().is_terminal() => progress::Mode::Bar,
         (_, ProgressArg::Auto) => progress::Mode::None,
     };
-    // a second signal ends the process at once: every finished unit is already in the file
-    ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::Relaxed) {
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
-        }
-    })
-    .context("cannot catch Ctrl-C")?;
+    let stop = stop_on_signals()?;
     let display = Progress::new(mode, a.json || a.quiet);
-    let outcome = display.run(|obs| driver::run(&job, &STOP, obs))?;
+    let outcome = display.run(|obs| driver::run(&job, &stop, obs))?;
     let code = if outcome.finished {
         0
     } else {

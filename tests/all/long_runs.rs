@@ -184,6 +184,17 @@ fn sigterm_saves_prints_the_partial_count_and_exits_130_then_resume_is_exact() {
 
 #[test]
 fn ctrl_c_without_a_checkpoint_exits_130_with_the_partial_count() {
+    stopped_without_a_checkpoint("-INT");
+}
+
+#[test]
+fn a_closed_terminal_stops_a_count_as_ctrl_c_does() {
+    stopped_without_a_checkpoint("-HUP");
+}
+
+/// Stops a count that has no checkpoint with the signal `sig`: it exits 130 with the partial
+/// count and says the work is lost.
+fn stopped_without_a_checkpoint(sig: &str) {
     let dir = tempfile::tempdir().unwrap();
     let child = knights()
         .args([
@@ -203,7 +214,7 @@ fn ctrl_c_without_a_checkpoint_exits_130_with_the_partial_count() {
         .spawn()
         .unwrap();
     sleep(Duration::from_millis(400));
-    signal(&child, "-INT");
+    signal(&child, sig);
     let out = child.wait_with_output().unwrap();
     if out.status.code() == Some(0) {
         return; // a very fast machine finished first; nothing to check
