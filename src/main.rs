@@ -22,11 +22,6 @@ const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     allocator::keep_freed_memory();
-    // the main thread is one of rayon's workers rather than waiting beside them: one thread
-    // fewer to start for every count (where the pool cannot be made, rayon makes its own)
-    let _ = rayon::ThreadPoolBuilder::new()
-        .use_current_thread()
-        .build_global();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
