@@ -76,10 +76,7 @@ impl Settings {
     /// The settings of `suite` on `threads` threads (every core when `None`).
     #[must_use]
     pub fn new(suite: Suite, threads: Option<NonZeroUsize>) -> Settings {
-        let threads = threads.map_or_else(
-            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
-            NonZeroUsize::get,
-        );
+        let threads = threads.map_or_else(crate::engine::cores, NonZeroUsize::get);
         match suite {
             Suite::Quick => Settings {
                 suite,
@@ -465,7 +462,7 @@ pub fn run_tasks(
     Ok(Report {
         settings: settings.clone(),
         items: results,
-        cores: std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        cores: crate::engine::cores(),
         load,
         seconds: t0.elapsed().as_secs_f64(),
     })

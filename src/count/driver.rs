@@ -338,17 +338,14 @@ pub fn default_threads() -> usize {
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
+        .unwrap_or_else(crate::engine::cores)
 }
 
 /// The most worker threads a pool may have: 4 per core, and at least 64. More gain nothing, and
 /// each costs a stack: tens of thousands of them exhaust the memory before any work is done.
 #[must_use]
 pub fn max_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, NonZeroUsize::get)
-        .saturating_mul(4)
-        .max(64)
+    crate::engine::cores().saturating_mul(4).max(64)
 }
 
 /// Runs `f` on a pool of `threads` workers (at most [`max_threads`]), or on rayon's global pool
