@@ -193,13 +193,14 @@ fn a_closed_terminal_stops_a_count_as_ctrl_c_does() {
 }
 
 /// Stops a count that has no checkpoint with the signal `sig`: it exits 130 with the partial
-/// count and says the work is lost.
+/// count and says the work is lost. 6x7 open on one thread is a count of half an hour here
+/// (4,312 units, 11 done in 5 s), so the signal always comes first.
 fn stopped_without_a_checkpoint(sig: &str) {
     let dir = tempfile::tempdir().unwrap();
     let child = knights()
         .args([
             "count",
-            "5x8",
+            "6x7",
             "--engine",
             "dfs",
             "--threads",
@@ -216,9 +217,6 @@ fn stopped_without_a_checkpoint(sig: &str) {
     sleep(Duration::from_millis(400));
     signal(&child, sig);
     let out = child.wait_with_output().unwrap();
-    if out.status.code() == Some(0) {
-        return; // a very fast machine finished first; nothing to check
-    }
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -227,7 +225,7 @@ fn stopped_without_a_checkpoint(sig: &str) {
     );
     let v = json_of(&out);
     assert_eq!(v["complete"], false);
-    assert!(v["directed"].as_u64().unwrap() < OPEN_5X8);
+    assert!(v["units_done"].as_u64().unwrap() < v["units"].as_u64().unwrap());
     assert!(String::from_utf8_lossy(&out.stderr).contains("lost"));
 }
 
