@@ -157,6 +157,26 @@ impl SmallGraph {
         (one, two)
     }
 
+    /// `(two, three)`: the squares with at least two, and at least three, moves into `s`.
+    #[must_use]
+    #[inline]
+    pub fn degree_at_least_2_3(&self, s: Bitboard) -> (Bitboard, Bitboard) {
+        let mut one = Bitboard::EMPTY;
+        let mut two = Bitboard::EMPTY;
+        let mut three = Bitboard::EMPTY;
+        let mut step = |d: &ShiftDir| {
+            let x = (s & d.from).shift(d.delta);
+            three |= two & x;
+            two |= one & x;
+            one |= x;
+        };
+        match &self.dirs8 {
+            Some(d8) => d8.iter().for_each(&mut step),
+            None => self.dirs.iter().for_each(&mut step),
+        }
+        (two, three)
+    }
+
     /// The squares of `within` connected to `seed` through squares of `within`.
     #[must_use]
     #[inline]

@@ -22,7 +22,23 @@ pub struct Problem<'g> {
     pub id: u64,
     /// When set, counting gives up (see [`Problem::with_stop`]).
     pub stop: Option<&'g AtomicBool>,
+    /// Whether [`Problem::count`] counts from both ends (see [`BOTH_ENDS_MAX`]).
+    pub both_ends: bool,
+    /// The id under which counts between two fixed ends are memoised: they do not depend on the
+    /// weights, so every problem on one graph may share them (see [`Problem::sharing`]).
+    pub pair_id: u64,
 }
+
+/// Problems with at most this many end squares are counted from both ends: a path from `cur` to
+/// an end `e` is a path between two fixed squares, and extending whichever end has fewer moves
+/// (a forced move first) walks a much smaller tree than extending one end only: the closed tours
+/// of 6x6 in 0.9 ms against 2.4 ms on one thread. Open counts, whose paths may end almost
+/// anywhere, keep the one-ended search.
+pub const BOTH_ENDS_MAX: u32 = 8;
+
+/// Marks the memo tags of counts between two ends, so that they never meet the tags of
+/// one-ended counts (ids stay far below it).
+const PAIR_TAG: u64 = 1 << 63;
 
 /// Nodes with at least this many free squares look at the stop flag: they are few, and a long
 /// unit stops within moments.
@@ -64,7 +80,18 @@ impl<'g> Problem<'g> {
             weight,
             id,
             stop: None,
+            both_ends: ends.count() <= BOTH_ENDS_MAX,
+            pair_id: id,
         }
+    }
+
+    /// Makes this problem keep its counts between two fixed ends under `pair_id`, shared with
+    /// every other problem on the same graph given the same id (an id from
+    /// [`fresh_ids`] that no problem on another graph uses).
+    #[must_use]
+    pub fn sharing(mut self, pair_id: u64) -> Problem<'g> {
+        self.pair_id = pair_id;
+        self
     }
 
     /// Makes [`Problem::count`] give up once `stop` is set: it then returns a wrong (smaller)
@@ -141,6 +168,14 @@ impl<'g> Problem<'g> {
             // the one-square path (1x1 board): it ends where it starts
             return u64::from(self.weight[cur as usize]);
         }
+        if self.both_ends {
+            return (free & self.ends)
+                .iter()
+                .map(|e| {
+                    u64::from(self.weight[e as usize]) * self.between(free.without(e), cur, e, memo)
+                })
+                .sum();
+        }
         let m = self.moves(free, cur);
         if m.is_empty() {
             return 0;
@@ -165,6 +200,76 @@ impl<'g> Problem<'g> {
         }
         if cached {
             memo.put(free, cur, self.id, total, memo_bits(self.g.n));
+        }
+        total
+    }
+
+    /// The paths from `a` to `b` that pass every square of `rest` (which holds neither), each
+    /// counted once whichever end it is read from. Each node extends one end: one that must move
+    /// to a square with no other way in, else the end with fewer moves. The rules: every square
+    /// of `rest` needs two neighbours among `rest` and the ends; a square whose only two are an
+    /// end and one other must be that end's next move, so an end may have one such square, and a
+    /// square whose only two are both ends closes the path, so it must be the last; and `rest`
+    /// must be connected (checked on large regions, as in [`Problem::moves`]).
+    fn between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
+        let g = self.g;
+        if rest.is_empty() {
+            return u64::from(g.masks[a as usize].contains(b));
+        }
+        let next_a = g.masks[a as usize] & rest;
+        let next_b = g.masks[b as usize] & rest;
+        if next_a.is_empty() || next_b.is_empty() {
+            return 0;
+        }
+        if !rest.more_than_one() {
+            // the one square is next to both ends
+            return 1;
+        }
+        let (two, three) =
+            g.degree_at_least_2_3(rest | Bitboard::from_square(a) | Bitboard::from_square(b));
+        if (rest & !two).any() {
+            return 0;
+        }
+        let forced_a = next_a & !three;
+        let forced_b = next_b & !three;
+        if (forced_a & forced_b).any() || forced_a.more_than_one() || forced_b.more_than_one() {
+            return 0;
+        }
+        let k = rest.count();
+        if k >= FLOOD_MIN && g.flood(Bitboard::from_square(rest.first_square()), rest) != rest {
+            return 0;
+        }
+        // Relaxed: as in `count`
+        if k >= STOP_CHECK_MIN && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return 0;
+        }
+        let cached = k >= memo.lo && k <= memo.hi;
+        if cached {
+            if let Some(c) = memo.get_pair(rest, a, b, self.pair_id) {
+                return c;
+            }
+        }
+        let (moves, from_a) = if forced_a.any() {
+            (forced_a, true)
+        } else if forced_b.any() {
+            (forced_b, false)
+        } else if next_a.count() <= next_b.count() {
+            (next_a, true)
+        } else {
+            (next_b, false)
+        };
+        let mut total = 0;
+        for w in moves {
+            let rest = rest.without(w);
+            total += if from_a {
+                self.between(rest, w, b, memo)
+            } else {
+                self.between(rest, a, w, memo)
+            };
+        }
+        if cached {
+            // a path and its reverse are one: the entry serves the ends in either order
+            memo.put_pair(rest, a, b, self.pair_id, total, memo_bits(g.n));
         }
         total
     }
@@ -434,10 +539,29 @@ impl Memo {
         (id + 1) << 6 | u64::from(cur)
     }
 
+    /// The tag of the paths between `a` and `b` (in either order) under `pair_id`: its top bit
+    /// keeps it apart from every tag of [`Memo::tag`].
+    #[inline]
+    fn pair_tag(a: u32, b: u32, pair_id: u64) -> u64 {
+        PAIR_TAG | (pair_id + 1) << 12 | u64::from(a.min(b) << 6 | a.max(b))
+    }
+
     #[inline]
     #[must_use]
     pub fn get(&self, free: Bitboard, cur: u32, id: u64) -> Option<u64> {
-        let tag = Self::tag(cur, id);
+        self.get_tagged(free, Self::tag(cur, id))
+    }
+
+    /// The count recorded for the paths between `a` and `b` through `rest` (see
+    /// [`Problem::sharing`]).
+    #[inline]
+    #[must_use]
+    pub fn get_pair(&self, rest: Bitboard, a: u32, b: u32, pair_id: u64) -> Option<u64> {
+        self.get_tagged(rest, Self::pair_tag(a, b, pair_id))
+    }
+
+    #[inline]
+    fn get_tagged(&self, free: Bitboard, tag: u64) -> Option<u64> {
         let [f, t, v] = self.slots[self.slot(free, tag)];
         (f == free.0 && t == tag).then_some(v)
     }
@@ -446,7 +570,25 @@ impl Memo {
     /// may grow, to at most `2^grow_bits` entries.
     #[inline]
     pub fn put(&mut self, free: Bitboard, cur: u32, id: u64, val: u64, grow_bits: u32) {
-        let tag = Self::tag(cur, id);
+        self.put_tagged(free, Self::tag(cur, id), val, grow_bits);
+    }
+
+    /// Records `val` for the paths between `a` and `b` through `rest`, as [`Memo::put`] does.
+    #[inline]
+    pub fn put_pair(
+        &mut self,
+        rest: Bitboard,
+        a: u32,
+        b: u32,
+        pair_id: u64,
+        val: u64,
+        grow_bits: u32,
+    ) {
+        self.put_tagged(rest, Self::pair_tag(a, b, pair_id), val, grow_bits);
+    }
+
+    #[inline]
+    fn put_tagged(&mut self, free: Bitboard, tag: u64, val: u64, grow_bits: u32) {
         let i = self.slot(free, tag);
         self.slots[i] = [free.0, tag, val];
         self.puts += 1;
@@ -479,11 +621,67 @@ fn written_zeros(size: usize) -> Vec<[u64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::SmallGraph;
 
     /// Puts `n` distinct entries into `memo`, for a board of `squares` squares.
     fn fill(memo: &mut Memo, n: u64, squares: u32) {
         for i in 0..n {
             memo.put(Bitboard(i << 1 | 1), 3, 7, i, memo_bits(squares));
+        }
+    }
+
+    /// Every start and end square (and a weighted set of ends, as the closed count's roots
+    /// have) of a few boards and pieces: counting from both ends gives the one-ended search's
+    /// count, with the memo table shared by all of a board's problems as a plan shares it.
+    #[test]
+    fn counting_from_both_ends_gives_the_one_ended_counts() {
+        for (board, piece) in [
+            ("5x6", "knight"),
+            ("4x7", "knight"),
+            ("4x4", "1,0"),
+            ("3x5", "1,0+1,1"),
+            ("5x5", "3,0+2,2"),
+        ] {
+            let piece: crate::piece::Piece = piece.parse().unwrap();
+            let g = SmallGraph::new(board.parse().unwrap(), &piece).unwrap();
+            let base = fresh_ids(1 + u64::from(g.n) * u64::from(g.n));
+            let mut both_memo = Memo::growing();
+            let mut one_memo = Memo::growing();
+            let mut paths = 0;
+            for start in 0..g.n {
+                let free = g.all.without(start);
+                let mut weight = [0u8; 64];
+                for (i, e) in free.iter().enumerate().take(BOTH_ENDS_MAX as usize) {
+                    weight[e as usize] = (i % 3) as u8;
+                }
+                // ids: one a problem (its one-ended counts depend on its weights); the
+                // square pair (start, start) names no single-end problem, so it names this one
+                let mut problems = vec![Problem::weighted(
+                    &g,
+                    weight,
+                    base + 1 + u64::from(start * g.n + start),
+                )];
+                problems.extend(free.iter().map(|end| {
+                    Problem::new(
+                        &g,
+                        Bitboard::from_square(end),
+                        base + 1 + u64::from(start * g.n + end),
+                    )
+                }));
+                for p in problems {
+                    let p = p.sharing(base);
+                    assert!(p.both_ends);
+                    let one = Problem {
+                        both_ends: false,
+                        ..p.clone()
+                    };
+                    let want = one.count(free, start, &mut one_memo);
+                    let got = p.count(free, start, &mut both_memo);
+                    assert_eq!(got, want, "{board} from {start} to {:?}", p.ends);
+                    paths += want;
+                }
+            }
+            assert!(paths > 0, "{board}: no paths at all, nothing compared");
         }
     }
 

@@ -238,10 +238,11 @@ impl Plan {
         }
     }
 
-    /// The search problem of root `i`; `id_base` comes from [`crate::search::fresh_ids`].
+    /// The search problem of root `i`; `id_base` comes from [`crate::search::fresh_ids`]. The
+    /// roots' problems share their counts between two fixed ends under `id_base`.
     #[must_use]
     pub fn problem(&self, i: usize, id_base: u64) -> Problem<'_> {
-        Problem::weighted(&self.graph, self.roots[i].weight, id_base + i as u64)
+        Problem::weighted(&self.graph, self.roots[i].weight, id_base + i as u64).sharing(id_base)
     }
 
     /// Splits the roots into at least `target` work units where the trees allow it, expanding
