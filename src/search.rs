@@ -32,8 +32,8 @@ pub struct Problem<'g> {
 /// Problems with at most this many end squares are counted from both ends: a path from `cur` to
 /// an end `e` is a path between two fixed squares, and extending whichever end has fewer moves
 /// (a forced move first) walks a much smaller tree than extending one end only: the closed tours
-/// of 6x6 in 0.9 ms against 2.4 ms on one thread. Open counts, whose paths may end almost
-/// anywhere, keep the one-ended search.
+/// of 6x6 in 1.6 ms against 2.4 ms on one thread, 6x8 closed in 0.52 times the time. Open
+/// counts, whose paths may end almost anywhere, keep the one-ended search.
 pub const BOTH_ENDS_MAX: u32 = 8;
 
 /// Marks the memo tags of counts between two ends, so that they never meet the tags of
