@@ -6,7 +6,7 @@ use crate::board::{Board, Square};
 use crate::engine::CountSpec;
 use crate::graph::SmallGraph;
 use crate::piece::Piece;
-use crate::search::Problem;
+use crate::search::{BOTH_ENDS_MAX, Problem};
 
 /// One Hamiltonian-path search: paths from `start` covering `free`, ending on a weighted square.
 #[derive(Clone, Debug)]
@@ -54,6 +54,16 @@ impl Plan {
     /// The plan for `spec` (the caller has checked the board is small and the squares on it).
     #[must_use]
     pub fn new(board: Board, piece: &Piece, spec: &CountSpec) -> Plan {
+        let mut plan = Plan::assemble(board, piece, spec);
+        let both = |r: &Root| r.weight.iter().filter(|&&w| w > 0).count() <= BOTH_ENDS_MAX as usize;
+        if !plan.roots.is_empty() && plan.roots.iter().all(both) {
+            plan.how += ", each counted from both ends";
+        }
+        plan
+    }
+
+    /// [`Plan::new`] but for the note on how the roots' paths are counted.
+    fn assemble(board: Board, piece: &Piece, spec: &CountSpec) -> Plan {
         let g = SmallGraph::new(board, piece).expect("a small board");
         let all = g.all;
         let idx = |s: Square| board.index(s);
