@@ -46,11 +46,14 @@ pub const MID_SQUARES: u64 = 36;
 /// Work units of a board of up to [`MID_SQUARES`] squares: still 128 a thread on two cores.
 pub const MID_UNIT_TARGET: usize = 256;
 
-/// The unit target of a board: a rule of the board alone, so every shard and every resume cuts
-/// alike.
+/// The unit target of a count: a rule of the board and the kind of tour alone, so every shard
+/// and every resume cuts alike. Closed counts of up to [`MID_SQUARES`] squares take
+/// [`SMALL_UNIT_TARGET`]: counted from both ends they take a millisecond or two, and below each
+/// unit the search from the far end starts again, so fewer units are less work (6x6 closed, 115
+/// units against 488: 0.94 times the time whole, 1.41 against 1.60 ms of search on one thread).
 #[must_use]
-pub const fn unit_target(board: Board) -> usize {
-    if board.squares() <= SMALL_SQUARES {
+pub const fn unit_target(board: Board, closed: bool) -> usize {
+    if board.squares() <= SMALL_SQUARES || (closed && board.squares() <= MID_SQUARES) {
         SMALL_UNIT_TARGET
     } else if board.squares() <= MID_SQUARES {
         MID_UNIT_TARGET
@@ -224,7 +227,7 @@ impl CountEngine for Dfs {
                 ));
             }
         }
-        let target = unit_target(req.board);
+        let target = unit_target(req.board, req.spec.closed);
         let units = plan.units(target);
         let weights = units
             .iter()
