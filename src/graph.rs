@@ -158,6 +158,9 @@ impl SmallGraph {
     }
 
     /// `(two, three)`: the squares with at least two, and at least three, moves into `s`.
+    /// [`SmallGraph::degree_at_least_1_2`]'s twin with one level more: written out apart,
+    /// because both served by one three-level counter made the one-ended search (`count 6x6`)
+    /// 6 to 9 percent slower.
     #[must_use]
     #[inline]
     pub fn degree_at_least_2_3(&self, s: Bitboard) -> (Bitboard, Bitboard) {

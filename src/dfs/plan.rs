@@ -6,7 +6,7 @@ use crate::board::{Board, Square};
 use crate::engine::CountSpec;
 use crate::graph::SmallGraph;
 use crate::piece::Piece;
-use crate::search::{BOTH_ENDS_MAX, Problem};
+use crate::search::Problem;
 
 /// One Hamiltonian-path search: paths from `start` covering `free`, ending on a weighted square.
 #[derive(Clone, Debug)]
@@ -55,8 +55,8 @@ impl Plan {
     #[must_use]
     pub fn new(board: Board, piece: &Piece, spec: &CountSpec) -> Plan {
         let mut plan = Plan::assemble(board, piece, spec);
-        let both = |r: &Root| r.weight.iter().filter(|&&w| w > 0).count() <= BOTH_ENDS_MAX as usize;
-        if !plan.roots.is_empty() && plan.roots.iter().all(both) {
+        let roots = 0..plan.roots.len();
+        if !roots.is_empty() && roots.into_iter().all(|i| plan.problem(i, 0).both_ends) {
             plan.how += ", each counted from both ends";
         }
         plan
