@@ -183,6 +183,18 @@ fn from_and_to_squares_agree_with_naive() {
     }
 }
 
+/// The DFS's figures of `b` with the board's symmetry used and without.
+fn with_and_without_symmetry(b: Board, piece: &Piece, closed: bool) -> (Figures, Figures) {
+    let without = CountSpec {
+        symmetry: false,
+        ..spec(closed)
+    };
+    (
+        run(b, piece, &spec(closed), Engine::Dfs),
+        run(b, piece, &without, Engine::Dfs),
+    )
+}
+
 #[test]
 fn symmetry_changes_nothing() {
     let k = Piece::knight();
@@ -191,16 +203,7 @@ fn symmetry_changes_nothing() {
         .chain([board(6, 6), board(3, 12), board(4, 8)])
     {
         for closed in [false, true] {
-            let with = run(b, &k, &spec(closed), Engine::Dfs);
-            let without = run(
-                b,
-                &k,
-                &CountSpec {
-                    symmetry: false,
-                    ..spec(closed)
-                },
-                Engine::Dfs,
-            );
+            let (with, without) = with_and_without_symmetry(b, &k, closed);
             assert_eq!(
                 (with.directed, with.undirected),
                 (without.directed, without.undirected),
@@ -213,16 +216,7 @@ fn symmetry_changes_nothing() {
     for (piece, side) in [("1,0", 4), ("1,0", 6), ("3,0+2,2", 5), ("3,0+2,2", 6)] {
         let p: Piece = piece.parse().unwrap();
         let b = board(side, side);
-        let with = run(b, &p, &spec(true), Engine::Dfs);
-        let without = run(
-            b,
-            &p,
-            &CountSpec {
-                symmetry: false,
-                ..spec(true)
-            },
-            Engine::Dfs,
-        );
+        let (with, without) = with_and_without_symmetry(b, &p, true);
         assert!(with.directed > 0, "{b} {p}");
         assert_eq!(with.directed, without.directed, "{b} {p}");
     }
