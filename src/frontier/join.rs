@@ -43,7 +43,7 @@ pub(crate) fn need(code: u8) -> u64 {
 
 /// What a boundary square has from the right.
 #[inline]
-fn has(code: u8) -> u64 {
+pub(crate) fn has(code: u8) -> u64 {
     match code {
         FREE => 0,
         SAT => 2,

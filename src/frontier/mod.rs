@@ -26,6 +26,7 @@
 //! whole number of tours, and the pieces' counts add up to the total exactly.
 
 pub(crate) mod expand;
+mod grid;
 mod join;
 pub(crate) mod layout;
 mod pieces;
@@ -52,6 +53,7 @@ use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
 use crate::store::{CheckpointError, TurnLock};
 
+pub use grid::{Grid, GridPiece, MAX_DIGITS};
 use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
 use layout::{Rules, Step, Walk};
 use pieces::Assignment;
@@ -216,6 +218,55 @@ pub fn count_with(
     count.how = ran.how.unwrap_or(count.how);
     count.peak = ran.peak;
     Ok(count)
+}
+
+/// Counts the pieces `which` of a grid (see [`Grid`]) one after another, under `max_memory`,
+/// telling `report` each piece as it is done (the walks all pieces share are made first).
+pub fn count_grid(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    grid: Grid,
+    which: &[u64],
+    max_memory: u64,
+    report: &mut dyn FnMut(&GridPiece),
+) -> Result<(), RunError> {
+    supports(board, piece, spec)?;
+    crate::engine::set_huge_pages(true);
+    let req = Request { board, piece, spec };
+    let walk = Walk::new(board, piece);
+    let limits = Limits {
+        max_memory,
+        ..quiet_limits()
+    };
+    let stop = AtomicBool::new(false);
+    if walk.window() <= u64::SLOTS {
+        Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid(grid, which, report)
+    } else {
+        Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid(grid, which, report)
+    }
+}
+
+/// The undirected count by every piece of a grid, summed: for the tests to hold against the
+/// unsplit count.
+pub fn count_by_grid(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    grid: Grid,
+) -> Result<BigUint, RunError> {
+    let which: Vec<u64> = (0..grid.pieces()).collect();
+    let mut total = BigUint::ZERO;
+    count_grid(
+        board,
+        piece,
+        spec,
+        grid,
+        &which,
+        crate::engine::default_max_memory(),
+        &mut |p| total += &p.count,
+    )?;
+    Ok(total)
 }
 
 /// A host for a count run outside the driver: every piece, nothing recorded.
@@ -975,7 +1026,7 @@ impl<'a, K: Key> Run<'a, K> {
         };
         let index = match (shared.index.take(), &shared.right) {
             (Some(i), _) => i,
-            (None, Some(right)) => self.right_index(right, cut, &boundary)?,
+            (None, Some(right)) => self.right_index(right, cut, &boundary, true)?,
             (None, None) => return Err(self.foreign_phase()),
         };
         let index_bytes = index.bytes();
@@ -1212,7 +1263,7 @@ impl<'a, K: Key> Run<'a, K> {
         let boundary = Boundary {
             slots: (0..cross_steps as u32).rev().collect(),
         };
-        let index = self.right_index(&right, cut, &boundary)?;
+        let index = self.right_index(&right, cut, &boundary, true)?;
         let prefixes = Prefixes::new(&index, cross_steps);
         let index_bytes = index.bytes();
         let mut rules = self.rules.clone();
@@ -1344,11 +1395,15 @@ impl<'a, K: Key> Run<'a, K> {
     /// The right half's table indexed as the left half's crossing sees it: mirror images
     /// expanded (a state and its image share the merged count), and the slots renumbered to the
     /// crossing's.
+    ///
+    /// `images`: the table is merged (each state stands for itself and its image); a table
+    /// walked without merging (a grid piece's) is indexed as it is.
     fn right_index(
         &self,
         right: &Layer<K>,
         cut: Cut,
         boundary: &Boundary,
+        images: bool,
     ) -> Result<RightIndex, RunError> {
         // the index takes about as much as the table it indexes: checked against the bound
         let need = right.bytes();
@@ -1360,7 +1415,13 @@ impl<'a, K: Key> Run<'a, K> {
         let m = w * h;
         let window = K::SLOTS as usize;
         let mirror: Vec<u8> = (0..window)
-            .map(|s| if s < m { (s / w) * w + (w - 1 - s % w) } else { s } as u8)
+            .map(|s| {
+                if s < m && images {
+                    (s / w) * w + (w - 1 - s % w)
+                } else {
+                    s
+                }
+            } as u8)
             .collect();
         // right slot q*w + r is the square (cut.left + q, w - 1 - r): crossing slot (h-1-q)*w + r
         let remap: Vec<u8> = (0..window)

@@ -583,6 +583,44 @@ fn frontier_counts_other_pieces_like_the_dfs() {
     }
 }
 
+/// The frontier engine cut on both sides of the middle (a grid: left parts by a hash of the
+/// left half's states, right prefixes by the boundary's first digits): the pieces add up to the
+/// whole count on every board it meets in the middle up to 36 squares, open and closed, for
+/// grids from one piece to more pieces than there are states (the finer ones on the smaller
+/// boards), and for other leapers.
+#[test]
+fn frontier_grid_pieces_add_up_to_the_whole() {
+    use frontier::{Grid, Method};
+    let grids = [(1, 0), (2, 1), (3, 2), (1, 3), (2, 4), (5, 6)];
+    let mut checked = 0;
+    for (p, max) in [("knight", 36), ("camel", 20), ("zebra", 20), ("3,0+2,2", 20)] {
+        let p: Piece = p.parse().unwrap();
+        for b in boards_rows_le_cols(max) {
+            for closed in [false, true] {
+                if !frontier::splits(b, &p, &spec(closed)) {
+                    continue;
+                }
+                let whole = frontier::count(b, &p, &spec(closed), Method::Auto)
+                    .unwrap()
+                    .undirected;
+                for (left_parts, digits) in grids {
+                    let grid = Grid { left_parts, digits };
+                    if digits > b.rows.min(b.cols) || (digits > 4 && b.squares() > 20)
+                        || (digits > 2 && b.squares() > 30)
+                    {
+                        continue;
+                    }
+                    let by_grid = frontier::count_by_grid(b, &p, &spec(closed), grid)
+                        .unwrap_or_else(|e| panic!("{b} {p} closed={closed} {grid:?}: {e}"));
+                    assert_eq!(by_grid, whole, "{b} {p} closed={closed} {grid:?}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} grid counts");
+}
+
 /// The frontier engine cut into pieces: the pieces add up to the whole count on every board it
 /// meets in the middle up to 40 squares, open and closed, for every number of pieces from 2 to 9
 /// and past the patterns there are (empty pieces count nothing), at every cut it allows, and for

@@ -1,0 +1,280 @@
+//! Pieces cut on both sides of the middle (a *grid*), for counts whose shared part does not fit
+//! one machine: 8×8 open, whose walk to the middle alone passes 20 GiB.
+//!
+//! The pieces of `pieces.rs` share the walk to the cut and the crossing's first column, and
+//! every one of them holds the whole right half's index. A grid piece `(a, b)` shares only the
+//! walks to one column before the cut:
+//!
+//! - **the left side, by part `a`**: the states of the left half's walk one column before the
+//!   cut (mirror images merged) are dealt into `left_parts` parts by a hash of the state; part
+//!   `a` walks the last column to the cut alone (merged at its end). The count is linear in the
+//!   layer, so the parts add up to the whole left half.
+//! - **the right side, by prefix `b`**: the right half is walked *without* merging mirror
+//!   images, so its table is the true one, and in its last column (the crossing's first, seen
+//!   from the other side) each square's edges among the right-hand squares are final as it is
+//!   walked. Piece `b` keeps the right states whose first `digits` boundary squares offer the
+//!   digits of `b` (none, one or two edges: base 3), so the right half's index and, through
+//!   the prefix test the crossing already runs, the crossing's layers hold only states that
+//!   can meet prefix `b`.
+//!
+//! The crossing is walked without merging mirror images (a state's image may belong to another
+//! prefix). Why the sum over every `(a, b)` is the count: the left side summed over `a` is the
+//! merged left half, `M(S) = D(S) + D(mS)` over one state of each mirror pair; the right side
+//! summed over `b` is the true right half `D`, which the board's mirror symmetry makes
+//! symmetric, so what a left state is worth against it is the same for `S` and `mS`, and the
+//! merged left half counts each pair once at the weight of both. Each piece's count is a whole
+//! number (counts times counts), not the number of tours of some kind; the pieces add up to
+//! the total exactly, which the tests check against the unsplit count.
+
+use std::time::Instant;
+
+use num_bigint::BigUint;
+
+use super::join::{self, Boundary, Prefixes, has};
+use super::layout::{self, Step};
+use super::state::Key;
+use super::table::{Layer, Stopped};
+use super::{Cut, Run};
+use crate::engine::RunError;
+use crate::error::Error;
+
+/// How a count is cut on both sides of the middle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    /// Parts of the left half (by a hash of its states one column before the cut).
+    pub left_parts: u32,
+    /// Boundary squares whose right-hand digits cut the right half (`3^digits` prefixes).
+    pub digits: u32,
+}
+
+/// The most boundary digits a grid cuts by (3^8 = 6,561 prefixes).
+pub const MAX_DIGITS: u32 = 8;
+
+impl Grid {
+    /// The number of pieces: `left_parts * 3^digits`.
+    #[must_use]
+    pub fn pieces(&self) -> u64 {
+        u64::from(self.left_parts) * 3u64.pow(self.digits)
+    }
+
+    /// Piece `i` as `(a, b)`: left part `a`, right prefix `b`.
+    #[must_use]
+    pub fn piece(&self, i: u64) -> (u32, u32) {
+        let prefixes = 3u64.pow(self.digits);
+        ((i / prefixes) as u32, (i % prefixes) as u32)
+    }
+}
+
+/// What one grid piece counted and needed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridPiece {
+    /// The piece's number (see [`Grid::piece`]).
+    pub index: u64,
+    /// Its share of the undirected count (a whole number; the shares add up to the count).
+    pub count: BigUint,
+    /// States of its left part at the cut.
+    pub left_states: u64,
+    /// States of the right half with its prefix.
+    pub right_states: u64,
+    /// States of the crossing's largest layer, and at its end.
+    pub crossing_peak: u64,
+    pub crossing_end: u64,
+    /// Bytes its tables and index held at the most.
+    pub table_bytes: u64,
+    /// Seconds it took (the shared walks not included).
+    pub seconds: f64,
+}
+
+/// The walks every grid piece starts from, made once.
+pub(crate) struct GridShared<K: Key> {
+    /// The left half's walk one column before the cut, mirror images merged.
+    left: Layer<K>,
+    /// The right half's walk one column before its end, mirror images not merged.
+    right: Layer<K>,
+}
+
+impl<K: Key> Run<'_, K> {
+    /// The cut a grid needs: a meeting in the middle, with a column before it on each side.
+    pub(crate) fn grid_cut(&self, grid: Grid) -> Result<Cut, RunError> {
+        let cut = self.cut.ok_or_else(|| {
+            Error::Invalid(format!(
+                "a grid of pieces needs a count that meets in the middle (symmetric, no --from/--to), and {} does not",
+                self.req.board
+            ))
+        })?;
+        if grid.left_parts == 0 || grid.digits > MAX_DIGITS.min(self.walk.w) {
+            return Err(Error::Invalid(format!(
+                "a grid of {} left parts and {} digits: the parts must be at least 1 and the digits at most {}",
+                grid.left_parts,
+                grid.digits,
+                MAX_DIGITS.min(self.walk.w)
+            ))
+            .into());
+        }
+        Ok(cut)
+    }
+
+    /// Walks `layer` through `steps`, keeping what `keep(step, state)` keeps.
+    fn walk_plain(
+        &mut self,
+        mut layer: Layer<K>,
+        steps: &[Step<K>],
+        keep: &(dyn Fn(usize, K) -> bool + Sync),
+    ) -> Result<Layer<K>, RunError> {
+        for (i, step) in steps.iter().enumerate() {
+            match self.sweep.step(&layer, step, |k| keep(i, k)) {
+                Ok((next, _)) => {
+                    let old = std::mem::replace(&mut layer, next);
+                    self.sweep.recycle(old);
+                    self.sweep.peak_states = self.sweep.peak_states.max(layer.len());
+                }
+                Err(Stopped::Memory(b)) => return Err(self.memory_error(b, i)),
+                Err(Stopped::Interrupted) => {
+                    return Err(Error::Invalid("the count was interrupted".into()).into());
+                }
+                Err(Stopped::Overflow) => unreachable!("a step widens its counts"),
+            }
+        }
+        self.sweep.spare = None;
+        Ok(layer)
+    }
+
+    /// The walks to one column before the cut on both sides.
+    pub(crate) fn grid_shared(&mut self, cut: Cut) -> Result<GridShared<K>, RunError> {
+        let w = self.walk.w;
+        let bytes = self.walk.key_bytes();
+        let start = || Layer::single(K::ZERO, bytes, 1);
+        let all = |_: usize, _: K| true;
+        let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, (cut.left - 1) * w);
+        let left = self.walk_plain(start(), &fwd, &all)?;
+        let mut plain = self.rules.clone();
+        plain.mirror = false;
+        let fwd = layout::steps::<K>(&self.walk, &plain, 0, (cut.right - 1) * w);
+        let right = self.walk_plain(start(), &fwd, &all)?;
+        Ok(GridShared { left, right })
+    }
+
+    /// Left part `a` of `parts` at the cut: the states of `shared.left` whose hash falls in
+    /// part `a`, walked through the last column (mirror images merged at its end).
+    fn grid_left(
+        &mut self,
+        shared: &GridShared<K>,
+        cut: Cut,
+        parts: u32,
+        a: u32,
+    ) -> Result<Layer<K>, RunError> {
+        let w = self.walk.w;
+        let mine = |k: K| k.hash64() % u64::from(parts) == u64::from(a);
+        let expect = shared.left.len() / u64::from(parts) + 1;
+        let start = match self.sweep.select(&shared.left, expect, mine) {
+            Ok(l) => l,
+            Err(Stopped::Memory(b)) => return Err(self.memory_error(b, 0)),
+            Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
+        };
+        let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
+        self.walk_plain(start, &steps, &|_, _| true)
+    }
+
+    /// The right half's states whose first `digits` boundary squares offer prefix `b`: its
+    /// last column walked from `shared.right`, mirror images not merged, each square's digit
+    /// checked as it is walked (square `y` of that column is boundary square `y`).
+    fn grid_right(
+        &mut self,
+        shared: &GridShared<K>,
+        cut: Cut,
+        digits: u32,
+        b: u32,
+    ) -> Result<Layer<K>, RunError> {
+        let w = self.walk.w;
+        let mut plain = self.rules.clone();
+        plain.mirror = false;
+        let steps = layout::steps::<K>(&self.walk, &plain, (cut.right - 1) * w, cut.right * w);
+        let digit = |y: usize| u64::from(b) / 3u64.pow(y as u32) % 3;
+        let keep = |y: usize, k: K| y >= digits as usize || has(k.get(0)) == digit(y);
+        self.walk_plain(shared.right.clone(), &steps, &keep)
+    }
+
+    /// Counts grid piece `i`.
+    pub(crate) fn grid_piece(
+        &mut self,
+        shared: &GridShared<K>,
+        cut: Cut,
+        grid: Grid,
+        i: u64,
+    ) -> Result<GridPiece, RunError> {
+        let t = Instant::now();
+        let (a, b) = grid.piece(i);
+        let w = self.walk.w;
+        self.sweep.peak_states = 0;
+        self.sweep.peak_bytes = 0;
+        let kept = shared.left.bytes() + shared.right.bytes();
+        self.sweep.limit.tables = self.limits.max_memory.saturating_sub(kept);
+        let right = self.grid_right(shared, cut, grid.digits, b)?;
+        let cross_steps = cut.cross * w;
+        let boundary = Boundary {
+            slots: (0..cross_steps).rev().collect(),
+        };
+        let index = self.right_index(&right, cut, &boundary, false)?;
+        let right_states = right.len();
+        drop(right);
+        let index_bytes = index.bytes();
+        self.sweep.limit.tables = self
+            .limits
+            .max_memory
+            .saturating_sub(kept + index_bytes);
+        let left = self.grid_left(shared, cut, grid.left_parts, a)?;
+        let left_states = left.len();
+        let prefixes = Prefixes::new(&index, cross_steps as usize);
+        let mut rules = self.rules.clone();
+        rules.mirror = false;
+        let lsq = cut.left * w;
+        rules.cut = Some(lsq);
+        let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps);
+        let crossing = self.walk_plain(left, &steps, &|j, k| prefixes.admits(j, k))?;
+        let crossing_peak = self.sweep.peak_states.max(crossing.len());
+        let table_bytes = self.sweep.peak_bytes + index_bytes + kept;
+        let count = join::join(
+            &crossing,
+            &boundary,
+            &index,
+            self.req.spec.closed,
+            self.stop,
+        )
+        .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
+        Ok(GridPiece {
+            index: i,
+            count,
+            left_states,
+            right_states,
+            crossing_peak,
+            crossing_end: crossing.len(),
+            table_bytes,
+            seconds: t.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+impl<K: Key> Run<'_, K> {
+    /// Counts grid pieces `which`, telling `report` each one.
+    pub(crate) fn grid(
+        mut self,
+        grid: Grid,
+        which: &[u64],
+        report: &mut dyn FnMut(&GridPiece),
+    ) -> Result<(), RunError> {
+        let cut = self.grid_cut(grid)?;
+        if let Some(&i) = which.iter().find(|&&i| i >= grid.pieces()) {
+            return Err(Error::Invalid(format!(
+                "piece {i} of a grid of {} pieces: the pieces are numbered 0 to {}",
+                grid.pieces(),
+                grid.pieces() - 1
+            ))
+            .into());
+        }
+        let shared = self.grid_shared(cut)?;
+        for &i in which {
+            report(&self.grid_piece(&shared, cut, grid, i)?);
+        }
+        Ok(())
+    }
+}
