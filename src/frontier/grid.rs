@@ -224,6 +224,20 @@ impl<K: Key> Run<'_, K> {
             .saturating_sub(kept + index_bytes);
         let left = self.grid_left(shared, cut, grid.left_parts, a)?;
         let left_states = left.len();
+        if left_states == 0 || right_states == 0 {
+            // nothing to join on one side: the piece counts nothing
+            return Ok(GridPiece {
+                index: i,
+                count: BigUint::ZERO,
+                left_states,
+                right_states,
+                crossing_peak: 0,
+                crossing_end: 0,
+                table_bytes: self.sweep.peak_bytes + index_bytes + kept,
+                seconds: t.elapsed().as_secs_f64(),
+            });
+        }
+        self.sweep.peak_states = 0;
         let prefixes = Prefixes::new(&index, cross_steps as usize);
         let mut rules = self.rules.clone();
         rules.mirror = false;

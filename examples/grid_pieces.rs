@@ -1,0 +1,101 @@
+//! Counts chosen pieces of a frontier count cut as a grid (left parts by a hash of the left
+//! half's states, right prefixes by the boundary's first digits), one line each: for measuring
+//! the pieces of a count too large to run whole (8×8 open: `results/eight.md`).
+//!
+//! ```sh
+//! cargo run --release --example grid_pieces -- 8x8 --left-parts 8 --digits 4 --sample 6 --seed 1
+//! cargo run --release --example grid_pieces -- 6x6 --closed --left-parts 2 --digits 2 --all
+//! ```
+//!
+//! `--all` counts every piece and prints the sum (undirected); `--sample N` counts N pieces
+//! drawn at random without replacement (`--seed`); `--pieces I,J,..` the pieces named.
+
+use std::time::Instant;
+
+use knights::count::CountSpec;
+use knights::frontier::{self, Grid};
+use knights::{Board, Piece};
+use num_bigint::BigUint;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let board: Board = args
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("usage: grid_pieces BOARD [--closed] --left-parts L --digits D (--all | --sample N [--seed S] | --pieces I,J)"))?
+        .parse()?;
+    let piece: Piece = value("--piece").unwrap_or_else(|| "knight".into()).parse()?;
+    let spec = CountSpec {
+        closed: args.iter().any(|a| a == "--closed"),
+        from: None,
+        to: None,
+        symmetry: true,
+        per_square: false,
+    };
+    let grid = Grid {
+        left_parts: value("--left-parts").map_or(Ok(1), |v| v.parse())?,
+        digits: value("--digits").map_or(Ok(0), |v| v.parse())?,
+    };
+    // the bound on the whole process, in GiB (default: as `count` takes it)
+    let max_memory = match value("--max-memory-gib") {
+        Some(v) => (v.parse::<f64>()? * (1u64 << 30) as f64) as u64,
+        None => knights::engine::default_max_memory(),
+    };
+    let n = grid.pieces();
+    let which: Vec<u64> = if args.iter().any(|a| a == "--all") {
+        (0..n).collect()
+    } else if let Some(list) = value("--pieces") {
+        list.split(',')
+            .map(|s| s.parse())
+            .collect::<Result<_, _>>()?
+    } else {
+        let k: u64 = value("--sample").map_or(Ok(1), |v| v.parse())?;
+        let seed: u64 = value("--seed").map_or(Ok(1), |v| v.parse())?;
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut all: Vec<u64> = (0..n).collect();
+        rng.shuffle(&mut all);
+        all.truncate(k as usize);
+        all
+    };
+    println!(
+        "# {board} {} {piece}, grid of {} left parts x 3^{} prefixes = {n} pieces, {} threads",
+        if spec.closed { "closed" } else { "open" },
+        grid.left_parts,
+        grid.digits,
+        rayon::current_num_threads()
+    );
+    println!(
+        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tcrossing_peak\tcrossing_end\ttable_bytes\tseconds"
+    );
+    let t = Instant::now();
+    let mut total = BigUint::ZERO;
+    let mut pieces_seconds = 0.0;
+    frontier::count_grid(board, &piece, &spec, grid, &which, max_memory, &mut |p| {
+        let (a, b) = grid.piece(p.index);
+        println!(
+            "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}",
+            p.index,
+            p.count,
+            p.left_states,
+            p.right_states,
+            p.crossing_peak,
+            p.crossing_end,
+            p.table_bytes,
+            p.seconds
+        );
+        total += &p.count;
+        pieces_seconds += p.seconds;
+    })?;
+    let all = t.elapsed().as_secs_f64();
+    println!(
+        "# {} pieces: sum {total} (undirected), {:.1} s in all, {:.1} s of them the shared walks",
+        which.len(),
+        all,
+        all - pieces_seconds
+    );
+    Ok(())
+}
