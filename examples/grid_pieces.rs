@@ -59,6 +59,8 @@ fn main() -> anyhow::Result<()> {
         let mut all: Vec<u64> = (0..n).collect();
         rng.shuffle(&mut all);
         all.truncate(k as usize);
+        // pieces of one left part in a row share its walk
+        all.sort_unstable();
         all
     };
     println!(
@@ -69,7 +71,7 @@ fn main() -> anyhow::Result<()> {
         rayon::current_num_threads()
     );
     println!(
-        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tcrossing_peak\tcrossing_end\ttable_bytes\tseconds"
+        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tcrossing_peak\tcrossing_end\ttable_bytes\tleft_s\tright_s\tcrossing_s\tjoin_s\tseconds"
     );
     let t = Instant::now();
     let mut total = BigUint::ZERO;
@@ -77,7 +79,7 @@ fn main() -> anyhow::Result<()> {
     frontier::count_grid(board, &piece, &spec, grid, &which, max_memory, &mut |p| {
         let (a, b) = grid.piece(p.index);
         println!(
-            "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}",
+            "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
             p.index,
             p.count,
             p.left_states,
@@ -85,6 +87,10 @@ fn main() -> anyhow::Result<()> {
             p.crossing_peak,
             p.crossing_end,
             p.table_bytes,
+            p.left_seconds,
+            p.right_seconds,
+            p.crossing_seconds,
+            p.join_seconds,
             p.seconds
         );
         total += &p.count;

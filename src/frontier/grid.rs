@@ -79,9 +79,16 @@ pub struct GridPiece {
     /// States of the crossing's largest layer, and at its end.
     pub crossing_peak: u64,
     pub crossing_end: u64,
-    /// Bytes its tables and index held at the most.
+    /// Bytes its tables and index held at the most (the left part and the shared walks
+    /// included).
     pub table_bytes: u64,
-    /// Seconds it took (the shared walks not included).
+    /// Seconds its left part took to walk to the cut (0 when the piece before had the same
+    /// part), its right half with its index, its crossing, its join, and all of it (the shared
+    /// walks not included).
+    pub left_seconds: f64,
+    pub right_seconds: f64,
+    pub crossing_seconds: f64,
+    pub join_seconds: f64,
     pub seconds: f64,
 }
 
@@ -114,19 +121,23 @@ impl<K: Key> Run<'_, K> {
         Ok(cut)
     }
 
-    /// Walks `layer` through `steps`, keeping what `keep(step, state)` keeps.
+    /// Walks `start` through `steps`, keeping what `keep(step, state)` keeps (`start` itself
+    /// is left as it is: a grid keeps its left part for the next piece).
     fn walk_plain(
         &mut self,
-        mut layer: Layer<K>,
+        start: &Layer<K>,
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
     ) -> Result<Layer<K>, RunError> {
+        let mut layer: Option<Layer<K>> = None;
         for (i, step) in steps.iter().enumerate() {
-            match self.sweep.step(&layer, step, |k| keep(i, k)) {
+            let from = layer.as_ref().unwrap_or(start);
+            match self.sweep.step(from, step, |k| keep(i, k)) {
                 Ok((next, _)) => {
-                    let old = std::mem::replace(&mut layer, next);
-                    self.sweep.recycle(old);
-                    self.sweep.peak_states = self.sweep.peak_states.max(layer.len());
+                    self.sweep.peak_states = self.sweep.peak_states.max(next.len());
+                    if let Some(old) = layer.replace(next) {
+                        self.sweep.recycle(old);
+                    }
                 }
                 Err(Stopped::Memory(b)) => return Err(self.memory_error(b, i)),
                 Err(Stopped::Interrupted) => {
@@ -136,7 +147,7 @@ impl<K: Key> Run<'_, K> {
             }
         }
         self.sweep.spare = None;
-        Ok(layer)
+        Ok(layer.unwrap_or_else(|| start.clone()))
     }
 
     /// The walks to one column before the cut on both sides.
@@ -146,11 +157,11 @@ impl<K: Key> Run<'_, K> {
         let start = || Layer::single(K::ZERO, bytes, 1);
         let all = |_: usize, _: K| true;
         let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, (cut.left - 1) * w);
-        let left = self.walk_plain(start(), &fwd, &all)?;
+        let left = self.walk_plain(&start(), &fwd, &all)?;
         let mut plain = self.rules.clone();
         plain.mirror = false;
         let fwd = layout::steps::<K>(&self.walk, &plain, 0, (cut.right - 1) * w);
-        let right = self.walk_plain(start(), &fwd, &all)?;
+        let right = self.walk_plain(&start(), &fwd, &all)?;
         Ok(GridShared { left, right })
     }
 
@@ -172,7 +183,7 @@ impl<K: Key> Run<'_, K> {
             Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
         };
         let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
-        self.walk_plain(start, &steps, &|_, _| true)
+        self.walk_plain(&start, &steps, &|_, _| true)
     }
 
     /// The right half's states whose first `digits` boundary squares offer prefix `b`: its
@@ -191,23 +202,35 @@ impl<K: Key> Run<'_, K> {
         let steps = layout::steps::<K>(&self.walk, &plain, (cut.right - 1) * w, cut.right * w);
         let digit = |y: usize| u64::from(b) / 3u64.pow(y as u32) % 3;
         let keep = |y: usize, k: K| y >= digits as usize || has(k.get(0)) == digit(y);
-        self.walk_plain(shared.right.clone(), &steps, &keep)
+        self.walk_plain(&shared.right, &steps, &keep)
     }
 
-    /// Counts grid piece `i`.
+    /// Counts grid piece `i`, with the left part of the piece before (`cache`) when it is the
+    /// same part, and leaves this piece's left part there.
     pub(crate) fn grid_piece(
         &mut self,
         shared: &GridShared<K>,
         cut: Cut,
         grid: Grid,
         i: u64,
+        cache: &mut Option<(u32, Layer<K>)>,
     ) -> Result<GridPiece, RunError> {
         let t = Instant::now();
         let (a, b) = grid.piece(i);
         let w = self.walk.w;
-        self.sweep.peak_states = 0;
         self.sweep.peak_bytes = 0;
-        let kept = shared.left.bytes() + shared.right.bytes();
+        let shared_bytes = shared.left.bytes() + shared.right.bytes();
+        let mut left_seconds = 0.0;
+        if cache.as_ref().is_none_or(|c| c.0 != a) {
+            *cache = None;
+            self.sweep.limit.tables = self.limits.max_memory.saturating_sub(shared_bytes);
+            let l = self.grid_left(shared, cut, grid.left_parts, a)?;
+            *cache = Some((a, l));
+            left_seconds = t.elapsed().as_secs_f64();
+        }
+        let left = &cache.as_ref().expect("made above").1;
+        let kept = shared_bytes + left.bytes();
+        let tr = Instant::now();
         self.sweep.limit.tables = self.limits.max_memory.saturating_sub(kept);
         let right = self.grid_right(shared, cut, grid.digits, b)?;
         let cross_steps = cut.cross * w;
@@ -217,59 +240,60 @@ impl<K: Key> Run<'_, K> {
         let index = self.right_index(&right, cut, &boundary, false)?;
         let right_states = right.len();
         drop(right);
+        let right_seconds = tr.elapsed().as_secs_f64();
         let index_bytes = index.bytes();
-        self.sweep.limit.tables = self
-            .limits
-            .max_memory
-            .saturating_sub(kept + index_bytes);
-        let left = self.grid_left(shared, cut, grid.left_parts, a)?;
-        let left_states = left.len();
-        if left_states == 0 || right_states == 0 {
-            // nothing to join on one side: the piece counts nothing
-            return Ok(GridPiece {
-                index: i,
-                count: BigUint::ZERO,
-                left_states,
-                right_states,
-                crossing_peak: 0,
-                crossing_end: 0,
-                table_bytes: self.sweep.peak_bytes + index_bytes + kept,
-                seconds: t.elapsed().as_secs_f64(),
-            });
-        }
-        self.sweep.peak_states = 0;
-        let prefixes = Prefixes::new(&index, cross_steps as usize);
-        let mut rules = self.rules.clone();
-        rules.mirror = false;
-        let lsq = cut.left * w;
-        rules.cut = Some(lsq);
-        let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps);
-        let crossing = self.walk_plain(left, &steps, &|j, k| prefixes.admits(j, k))?;
-        let crossing_peak = self.sweep.peak_states.max(crossing.len());
-        let table_bytes = self.sweep.peak_bytes + index_bytes + kept;
-        let count = join::join(
-            &crossing,
-            &boundary,
-            &index,
-            self.req.spec.closed,
-            self.stop,
-        )
-        .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
-        Ok(GridPiece {
+        let mut piece = GridPiece {
             index: i,
-            count,
-            left_states,
+            count: BigUint::ZERO,
+            left_states: left.len(),
             right_states,
-            crossing_peak,
-            crossing_end: crossing.len(),
-            table_bytes,
-            seconds: t.elapsed().as_secs_f64(),
-        })
+            crossing_peak: 0,
+            crossing_end: 0,
+            table_bytes: 0,
+            left_seconds,
+            right_seconds,
+            crossing_seconds: 0.0,
+            join_seconds: 0.0,
+            seconds: 0.0,
+        };
+        if left.len() > 0 && right_states > 0 {
+            let tc = Instant::now();
+            self.sweep.limit.tables = self
+                .limits
+                .max_memory
+                .saturating_sub(kept + index_bytes);
+            self.sweep.peak_states = 0;
+            let prefixes = Prefixes::new(&index, cross_steps as usize);
+            let mut rules = self.rules.clone();
+            rules.mirror = false;
+            let lsq = cut.left * w;
+            rules.cut = Some(lsq);
+            let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps);
+            let crossing = self.walk_plain(left, &steps, &|j, k| prefixes.admits(j, k))?;
+            piece.crossing_peak = self.sweep.peak_states.max(crossing.len());
+            piece.crossing_end = crossing.len();
+            piece.crossing_seconds = tc.elapsed().as_secs_f64();
+            let tj = Instant::now();
+            piece.count = join::join(
+                &crossing,
+                &boundary,
+                &index,
+                self.req.spec.closed,
+                self.stop,
+            )
+            .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
+            piece.join_seconds = tj.elapsed().as_secs_f64();
+        }
+        // (otherwise nothing to join on one side: the piece counts nothing)
+        piece.table_bytes = self.sweep.peak_bytes + index_bytes + kept;
+        piece.seconds = t.elapsed().as_secs_f64();
+        Ok(piece)
     }
 }
 
 impl<K: Key> Run<'_, K> {
-    /// Counts grid pieces `which`, telling `report` each one.
+    /// Counts grid pieces `which` in their order (pieces of one left part in a row share its
+    /// walk), telling `report` each one.
     pub(crate) fn grid(
         mut self,
         grid: Grid,
@@ -286,8 +310,9 @@ impl<K: Key> Run<'_, K> {
             .into());
         }
         let shared = self.grid_shared(cut)?;
+        let mut cache = None;
         for &i in which {
-            report(&self.grid_piece(&shared, cut, grid, i)?);
+            report(&self.grid_piece(&shared, cut, grid, i, &mut cache)?);
         }
         Ok(())
     }
