@@ -8,7 +8,8 @@
 //! ```
 //!
 //! `--all` counts every piece and prints the sum (undirected); `--sample N` counts N pieces
-//! drawn at random without replacement (`--seed`); `--pieces I,J,..` the pieces named.
+//! drawn at random without replacement (`--seed`), of left part A alone with `--part A`;
+//! `--pieces I,J,..` the pieces named.
 
 use std::time::Instant;
 
@@ -56,7 +57,15 @@ fn main() -> anyhow::Result<()> {
         let k: u64 = value("--sample").map_or(Ok(1), |v| v.parse())?;
         let seed: u64 = value("--seed").map_or(Ok(1), |v| v.parse())?;
         let mut rng = fastrand::Rng::with_seed(seed);
-        let mut all: Vec<u64> = (0..n).collect();
+        // `--part A`: the pieces of left part A alone (they share its walk)
+        let prefixes = 3u64.pow(grid.digits);
+        let mut all: Vec<u64> = match value("--part") {
+            Some(a) => {
+                let a: u64 = a.parse()?;
+                (a * prefixes..(a + 1) * prefixes).collect()
+            }
+            None => (0..n).collect(),
+        };
         rng.shuffle(&mut all);
         all.truncate(k as usize);
         // pieces of one left part in a row share its walk
