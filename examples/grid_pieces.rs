@@ -40,6 +40,7 @@ fn main() -> anyhow::Result<()> {
     let grid = Grid {
         left_parts: value("--left-parts").map_or(Ok(1), |v| v.parse())?,
         digits: value("--digits").map_or(Ok(0), |v| v.parse())?,
+        class_ranges: value("--class-ranges").map_or(Ok(1), |v| v.parse())?,
     };
     // the bound on the whole process, in GiB (default: as `count` takes it)
     let max_memory = match value("--max-memory-gib") {
@@ -80,7 +81,7 @@ fn main() -> anyhow::Result<()> {
         rayon::current_num_threads()
     );
     println!(
-        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tcrossing_peak\tcrossing_end\ttable_bytes\tleft_s\tright_s\tcrossing_s\tjoin_s\tseconds"
+        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tranges\tretries\tcrossing_peak\tcrossing_end\ttable_bytes\tleft_s\tright_s\tcrossing_s\tjoin_s\tseconds"
     );
     let t = Instant::now();
     let mut total = BigUint::ZERO;
@@ -88,11 +89,13 @@ fn main() -> anyhow::Result<()> {
     frontier::count_grid(board, &piece, &spec, grid, &which, max_memory, &mut |p| {
         let (a, b) = grid.piece(p.index);
         println!(
-            "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
+            "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
             p.index,
             p.count,
             p.left_states,
             p.right_states,
+            p.ranges,
+            p.retries,
             p.crossing_peak,
             p.crossing_end,
             p.table_bytes,

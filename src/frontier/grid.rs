@@ -45,6 +45,9 @@ pub struct Grid {
     pub left_parts: u32,
     /// Boundary squares whose right-hand digits cut the right half (`3^digits` prefixes).
     pub digits: u32,
+    /// Ranges of classes each prefix's right half is counted in at least, one after another
+    /// (a range whose crossing does not fit the memory is counted again as two halves).
+    pub class_ranges: u32,
 }
 
 /// The most boundary digits a grid cuts by (3^8 = 6,561 prefixes).
@@ -76,7 +79,11 @@ pub struct GridPiece {
     pub left_states: u64,
     /// States of the right half with its prefix.
     pub right_states: u64,
-    /// States of the crossing's largest layer, and at its end.
+    /// Class ranges its right half was counted in (one unless asked or the memory needed
+    /// more), and ranges that ran out of memory and were counted again as two halves.
+    pub ranges: u32,
+    pub retries: u32,
+    /// States of the crossing's largest layer, and at its end (all ranges).
     pub crossing_peak: u64,
     pub crossing_end: u64,
     /// Bytes its tables and index held at the most (the left part and the shared walks
@@ -129,21 +136,32 @@ impl<K: Key> Run<'_, K> {
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
     ) -> Result<Layer<K>, RunError> {
+        self.walk_raw(start, steps, keep).map_err(|e| match e {
+            Stopped::Memory(b) => self.memory_error(b, 0),
+            _ => Error::Invalid("the count was interrupted".into()).into(),
+        })
+    }
+
+    /// [`Run::walk_plain`], stopped as the sweep stops.
+    fn walk_raw(
+        &mut self,
+        start: &Layer<K>,
+        steps: &[Step<K>],
+        keep: &(dyn Fn(usize, K) -> bool + Sync),
+    ) -> Result<Layer<K>, Stopped> {
         let mut layer: Option<Layer<K>> = None;
         for (i, step) in steps.iter().enumerate() {
             let from = layer.as_ref().unwrap_or(start);
-            match self.sweep.step(from, step, |k| keep(i, k)) {
-                Ok((next, _)) => {
-                    self.sweep.peak_states = self.sweep.peak_states.max(next.len());
-                    if let Some(old) = layer.replace(next) {
-                        self.sweep.recycle(old);
-                    }
+            let next = match self.sweep.step(from, step, |k| keep(i, k)) {
+                Ok((next, _)) => next,
+                Err(e) => {
+                    self.sweep.spare = None;
+                    return Err(e);
                 }
-                Err(Stopped::Memory(b)) => return Err(self.memory_error(b, i)),
-                Err(Stopped::Interrupted) => {
-                    return Err(Error::Invalid("the count was interrupted".into()).into());
-                }
-                Err(Stopped::Overflow) => unreachable!("a step widens its counts"),
+            };
+            self.sweep.peak_states = self.sweep.peak_states.max(next.len());
+            if let Some(old) = layer.replace(next) {
+                self.sweep.recycle(old);
             }
         }
         self.sweep.spare = None;
@@ -233,20 +251,14 @@ impl<K: Key> Run<'_, K> {
         let tr = Instant::now();
         self.sweep.limit.tables = self.limits.max_memory.saturating_sub(kept);
         let right = self.grid_right(shared, cut, grid.digits, b)?;
-        let cross_steps = cut.cross * w;
-        let boundary = Boundary {
-            slots: (0..cross_steps).rev().collect(),
-        };
-        let index = self.right_index(&right, cut, &boundary, false)?;
-        let right_states = right.len();
-        drop(right);
         let right_seconds = tr.elapsed().as_secs_f64();
-        let index_bytes = index.bytes();
         let mut piece = GridPiece {
             index: i,
             count: BigUint::ZERO,
             left_states: left.len(),
-            right_states,
+            right_states: right.len(),
+            ranges: 0,
+            retries: 0,
             crossing_peak: 0,
             crossing_end: 0,
             table_bytes: 0,
@@ -256,33 +268,103 @@ impl<K: Key> Run<'_, K> {
             join_seconds: 0.0,
             seconds: 0.0,
         };
-        if left.len() > 0 && right_states > 0 {
-            let tc = Instant::now();
-            self.sweep.limit.tables = self
-                .limits
-                .max_memory
-                .saturating_sub(kept + index_bytes);
-            self.sweep.peak_states = 0;
-            let prefixes = Prefixes::new(&index, cross_steps as usize);
+        let mut index_bytes = 0;
+        if left.len() > 0 && right.len() > 0 {
+            // the right states by class, square 0's digit the most significant, so that the
+            // classes of one prefix of squares are a range
+            let (w, h, m) = (w as usize, cut.cross as usize, (cut.cross * w) as usize);
+            let slots: Vec<u32> = (0..m)
+                .map(|j| ((h - 1 - (m - 1 - j) / w) * w + (m - 1 - j) % w) as u32)
+                .collect();
+            let class_of = |k: K| slots.iter().fold(0u64, |c, &s| c * 3 + has(k.get(s)));
+            let mut all: Vec<u64> = right.iter().map(|(k, _)| class_of(k)).collect();
+            all.sort_unstable();
+            // distinct classes, each with the states up to and including it
+            let mut classes: Vec<(u64, u64)> = Vec::new();
+            for (n, &c) in all.iter().enumerate() {
+                match classes.last_mut() {
+                    Some(last) if last.0 == c => last.1 = n as u64 + 1,
+                    _ => classes.push((c, n as u64 + 1)),
+                }
+            }
+            drop(all);
+            let upto = |x: usize| if x == 0 { 0 } else { classes[x - 1].1 };
+            // the class range of about `target` states from `lo`, ending before `hi`
+            let cut_at = |lo: usize, hi: usize, target: u64| {
+                let want = upto(lo) + target;
+                (lo + 1..hi)
+                    .find(|&x| upto(x) >= want)
+                    .unwrap_or(hi)
+            };
+            let parts = grid.class_ranges.max(1) as u64;
+            let mut todo = Vec::new();
+            let mut lo = 0;
+            for r in (1..=parts).rev() {
+                let hi = cut_at(lo, classes.len(), (upto(classes.len()) - upto(lo)) / r);
+                if hi > lo {
+                    todo.push((lo, hi));
+                }
+                lo = hi;
+            }
+            todo.reverse();
             let mut rules = self.rules.clone();
             rules.mirror = false;
-            let lsq = cut.left * w;
+            let lsq = cut.left * w as u32;
             rules.cut = Some(lsq);
-            let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps);
-            let crossing = self.walk_plain(left, &steps, &|j, k| prefixes.admits(j, k))?;
-            piece.crossing_peak = self.sweep.peak_states.max(crossing.len());
-            piece.crossing_end = crossing.len();
-            piece.crossing_seconds = tc.elapsed().as_secs_f64();
-            let tj = Instant::now();
-            piece.count = join::join(
-                &crossing,
-                &boundary,
-                &index,
-                self.req.spec.closed,
-                self.stop,
-            )
-            .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
-            piece.join_seconds = tj.elapsed().as_secs_f64();
+            let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + m as u32);
+            let boundary = Boundary {
+                slots: (0..m as u32).rev().collect(),
+            };
+            while let Some((lo, hi)) = todo.pop() {
+                let (first, last) = (classes[lo].0, classes[hi - 1].0);
+                let mine = |k: K| (first..=last).contains(&class_of(k));
+                let sub = match self.sweep.select(&right, upto(hi) - upto(lo), mine) {
+                    Ok(l) => l,
+                    Err(Stopped::Memory(b)) => return Err(self.memory_error(b, 0)),
+                    Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
+                };
+                let index = self.right_index(&sub, cut, &boundary, false)?;
+                drop(sub);
+                index_bytes = index_bytes.max(index.bytes());
+                let tc = Instant::now();
+                self.sweep.limit.tables = self
+                    .limits
+                    .max_memory
+                    .saturating_sub(kept + right.bytes() + index.bytes());
+                self.sweep.peak_states = 0;
+                let prefixes = Prefixes::new(&index, m);
+                let walked = self.walk_raw(left, &steps, &|j, k| prefixes.admits(j, k));
+                piece.crossing_seconds += tc.elapsed().as_secs_f64();
+                let crossing = match walked {
+                    Ok(c) => c,
+                    Err(Stopped::Memory(_)) if hi - lo > 1 => {
+                        // too large in one: the range's two halves by states, one at a time
+                        piece.retries += 1;
+                        let mid = cut_at(lo, hi, (upto(hi) - upto(lo)) / 2);
+                        let mid = mid.clamp(lo + 1, hi - 1);
+                        todo.push((mid, hi));
+                        todo.push((lo, mid));
+                        continue;
+                    }
+                    Err(Stopped::Memory(b)) => return Err(self.memory_error(b, 0)),
+                    Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
+                };
+                piece.ranges += 1;
+                piece.crossing_peak = piece
+                    .crossing_peak
+                    .max(self.sweep.peak_states.max(crossing.len()));
+                piece.crossing_end += crossing.len();
+                let tj = Instant::now();
+                piece.count += join::join(
+                    &crossing,
+                    &boundary,
+                    &index,
+                    self.req.spec.closed,
+                    self.stop,
+                )
+                .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
+                piece.join_seconds += tj.elapsed().as_secs_f64();
+            }
         }
         // (otherwise nothing to join on one side: the piece counts nothing)
         piece.table_bytes = self.sweep.peak_bytes + index_bytes + kept;

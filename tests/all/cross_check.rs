@@ -591,7 +591,8 @@ fn frontier_counts_other_pieces_like_the_dfs() {
 #[test]
 fn frontier_grid_pieces_add_up_to_the_whole() {
     use frontier::{Grid, Method};
-    let grids = [(1, 0), (2, 1), (3, 2), (1, 3), (2, 4), (5, 6)];
+    // (left parts, digits, class ranges)
+    let grids = [(1, 0, 1), (2, 1, 1), (3, 2, 2), (1, 3, 1), (2, 4, 3), (5, 6, 1), (1, 0, 9)];
     let mut checked = 0;
     for (p, max) in [("knight", 36), ("camel", 20), ("zebra", 20), ("3,0+2,2", 20)] {
         let p: Piece = p.parse().unwrap();
@@ -603,8 +604,12 @@ fn frontier_grid_pieces_add_up_to_the_whole() {
                 let whole = frontier::count(b, &p, &spec(closed), Method::Auto)
                     .unwrap()
                     .undirected;
-                for (left_parts, digits) in grids {
-                    let grid = Grid { left_parts, digits };
+                for (left_parts, digits, class_ranges) in grids {
+                    let grid = Grid {
+                        left_parts,
+                        digits,
+                        class_ranges,
+                    };
                     if digits > b.rows.min(b.cols) || (digits > 4 && b.squares() > 20)
                         || (digits > 2 && b.squares() > 30)
                     {
