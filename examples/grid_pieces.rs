@@ -14,9 +14,19 @@
 use std::time::Instant;
 
 use knights::count::CountSpec;
+use knights::engine::Observer;
 use knights::frontier::{self, Grid};
 use knights::{Board, Piece};
 use num_bigint::BigUint;
+
+/// Each stage of a piece on stderr, with the seconds since the start.
+struct Log(Instant);
+
+impl Observer for Log {
+    fn info(&self, message: &str) {
+        eprintln!("[{:.0} s] {message}", self.0.elapsed().as_secs_f64());
+    }
+}
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -86,7 +96,8 @@ fn main() -> anyhow::Result<()> {
     let t = Instant::now();
     let mut total = BigUint::ZERO;
     let mut pieces_seconds = 0.0;
-    frontier::count_grid(board, &piece, &spec, grid, &which, max_memory, &mut |p| {
+    let log = Log(t);
+    frontier::count_grid(board, &piece, &spec, grid, &which, max_memory, &log, &mut |p| {
         let (a, b) = grid.piece(p.index);
         println!(
             "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",

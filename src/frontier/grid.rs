@@ -243,8 +243,12 @@ impl<K: Key> Run<'_, K> {
             *cache = None;
             self.sweep.limit.tables = self.limits.max_memory.saturating_sub(shared_bytes);
             let l = self.grid_left(shared, cut, grid.left_parts, a)?;
-            *cache = Some((a, l));
             left_seconds = t.elapsed().as_secs_f64();
+            self.obs.info(&format!(
+                "left part {a}: {} states at the cut, {left_seconds:.1} s",
+                l.len()
+            ));
+            *cache = Some((a, l));
         }
         let left = &cache.as_ref().expect("made above").1;
         let kept = shared_bytes + left.bytes();
@@ -315,6 +319,27 @@ impl<K: Key> Run<'_, K> {
             let boundary = Boundary {
                 slots: (0..m as u32).rev().collect(),
             };
+            // the crossing's first `digits` steps are the same for every range (their squares'
+            // digits are the prefix's): walked once, each range goes on from there
+            let d = grid.digits as usize;
+            let tc = Instant::now();
+            let head_owned;
+            let head = if d == 0 {
+                left
+            } else {
+                let index = self.right_index(&right, cut, &boundary, false)?;
+                let prefixes = Prefixes::new(&index, m);
+                self.sweep.limit.tables = self
+                    .limits
+                    .max_memory
+                    .saturating_sub(kept + right.bytes() + index.bytes());
+                self.sweep.peak_states = 0;
+                head_owned = self.walk_plain(left, &steps[..d], &|j, k| prefixes.admits(j, k))?;
+                piece.crossing_peak = self.sweep.peak_states;
+                &head_owned
+            };
+            piece.crossing_seconds += tc.elapsed().as_secs_f64();
+            let kept = kept + if d == 0 { 0 } else { head.bytes() };
             while let Some((lo, hi)) = todo.pop() {
                 let (first, last) = (classes[lo].0, classes[hi - 1].0);
                 let mine = |k: K| (first..=last).contains(&class_of(k));
@@ -333,13 +358,18 @@ impl<K: Key> Run<'_, K> {
                     .saturating_sub(kept + right.bytes() + index.bytes());
                 self.sweep.peak_states = 0;
                 let prefixes = Prefixes::new(&index, m);
-                let walked = self.walk_raw(left, &steps, &|j, k| prefixes.admits(j, k));
+                let walked = self.walk_raw(head, &steps[d..], &|j, k| prefixes.admits(j + d, k));
                 piece.crossing_seconds += tc.elapsed().as_secs_f64();
                 let crossing = match walked {
                     Ok(c) => c,
                     Err(Stopped::Memory(_)) if hi - lo > 1 => {
                         // too large in one: the range's two halves by states, one at a time
                         piece.retries += 1;
+                        self.obs.info(&format!(
+                            "piece {i}: classes {lo}..{hi} of {} ran out of memory after {:.1} s: counted again as two halves",
+                            classes.len(),
+                            tc.elapsed().as_secs_f64()
+                        ));
                         let mid = cut_at(lo, hi, (upto(hi) - upto(lo)) / 2);
                         let mid = mid.clamp(lo + 1, hi - 1);
                         todo.push((mid, hi));
@@ -364,6 +394,13 @@ impl<K: Key> Run<'_, K> {
                 )
                 .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
                 piece.join_seconds += tj.elapsed().as_secs_f64();
+                self.obs.info(&format!(
+                    "piece {i}: classes {lo}..{hi} of {} ({} right states): crossing peak {} states, {:.1} s",
+                    classes.len(),
+                    upto(hi) - upto(lo),
+                    self.sweep.peak_states,
+                    tc.elapsed().as_secs_f64()
+                ));
             }
         }
         // (otherwise nothing to join on one side: the piece counts nothing)

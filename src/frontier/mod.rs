@@ -221,7 +221,9 @@ pub fn count_with(
 }
 
 /// Counts the pieces `which` of a grid (see [`Grid`]) one after another, under `max_memory`,
-/// telling `report` each piece as it is done (the walks all pieces share are made first).
+/// telling `report` each piece as it is done (the walks all pieces share are made first) and
+/// `obs` each stage of a piece.
+#[allow(clippy::too_many_arguments)]
 pub fn count_grid(
     board: Board,
     piece: &Piece,
@@ -229,6 +231,7 @@ pub fn count_grid(
     grid: Grid,
     which: &[u64],
     max_memory: u64,
+    obs: &dyn Observer,
     report: &mut dyn FnMut(&GridPiece),
 ) -> Result<(), RunError> {
     supports(board, piece, spec)?;
@@ -241,9 +244,9 @@ pub fn count_grid(
     };
     let stop = AtomicBool::new(false);
     if walk.window() <= u64::SLOTS {
-        Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid(grid, which, report)
+        Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, obs)?.grid(grid, which, report)
     } else {
-        Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid(grid, which, report)
+        Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, obs)?.grid(grid, which, report)
     }
 }
 
@@ -264,6 +267,7 @@ pub fn count_by_grid(
         grid,
         &which,
         crate::engine::default_max_memory(),
+        &Quiet,
         &mut |p| total += &p.count,
     )?;
     Ok(total)
