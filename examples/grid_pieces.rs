@@ -39,7 +39,9 @@ fn main() -> anyhow::Result<()> {
         .first()
         .ok_or_else(|| anyhow::anyhow!("usage: grid_pieces BOARD [--closed] --left-parts L --digits D (--all | --sample N [--seed S] | --pieces I,J)"))?
         .parse()?;
-    let piece: Piece = value("--piece").unwrap_or_else(|| "knight".into()).parse()?;
+    let piece: Piece = value("--piece")
+        .unwrap_or_else(|| "knight".into())
+        .parse()?;
     let spec = CountSpec {
         closed: args.iter().any(|a| a == "--closed"),
         from: None,
@@ -50,7 +52,7 @@ fn main() -> anyhow::Result<()> {
     let grid = Grid {
         left_parts: value("--left-parts").map_or(Ok(1), |v| v.parse())?,
         digits: value("--digits").map_or(Ok(0), |v| v.parse())?,
-        class_ranges: value("--class-ranges").map_or(Ok(1), |v| v.parse())?,
+        leaf_states: value("--leaf-states").map_or(Ok(1 << 22), |v| v.parse())?,
     };
     // the bound on the whole process, in GiB (default: as `count` takes it)
     let max_memory = match value("--max-memory-gib") {
@@ -91,34 +93,43 @@ fn main() -> anyhow::Result<()> {
         rayon::current_num_threads()
     );
     println!(
-        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tranges\tretries\tcrossing_peak\tcrossing_end\ttable_bytes\tleft_s\tright_s\tcrossing_s\tjoin_s\tseconds"
+        "piece\tleft_part\tprefix\tcount\tleft_states\tright_states\tleaves\tretries\tcrossing_peak\tcrossing_end\ttable_bytes\tleft_s\tright_s\tcrossing_s\tjoin_s\tseconds"
     );
     let t = Instant::now();
     let mut total = BigUint::ZERO;
     let mut pieces_seconds = 0.0;
     let log = Log(t);
-    frontier::count_grid(board, &piece, &spec, grid, &which, max_memory, &log, &mut |p| {
-        let (a, b) = grid.piece(p.index);
-        println!(
-            "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
-            p.index,
-            p.count,
-            p.left_states,
-            p.right_states,
-            p.ranges,
-            p.retries,
-            p.crossing_peak,
-            p.crossing_end,
-            p.table_bytes,
-            p.left_seconds,
-            p.right_seconds,
-            p.crossing_seconds,
-            p.join_seconds,
-            p.seconds
-        );
-        total += &p.count;
-        pieces_seconds += p.seconds;
-    })?;
+    frontier::count_grid(
+        board,
+        &piece,
+        &spec,
+        grid,
+        &which,
+        max_memory,
+        &log,
+        &mut |p| {
+            let (a, b) = grid.piece(p.index);
+            println!(
+                "{}\t{a}\t{b}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
+                p.index,
+                p.count,
+                p.left_states,
+                p.right_states,
+                p.leaves,
+                p.retries,
+                p.crossing_peak,
+                p.crossing_end,
+                p.table_bytes,
+                p.left_seconds,
+                p.right_seconds,
+                p.crossing_seconds,
+                p.join_seconds,
+                p.seconds
+            );
+            total += &p.count;
+            pieces_seconds += p.seconds;
+        },
+    )?;
     let all = t.elapsed().as_secs_f64();
     println!(
         "# {} pieces: sum {total} (undirected), {:.1} s in all, {:.1} s of them the shared walks",

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use num_bigint::BigUint;
 
-use super::join::{self, Boundary, Prefixes, has};
+use super::join::{self, Boundary, Prefixes, has, need};
 use super::layout::{self, Step};
 use super::state::Key;
 use super::table::{Layer, Stopped};
@@ -45,9 +45,10 @@ pub struct Grid {
     pub left_parts: u32,
     /// Boundary squares whose right-hand digits cut the right half (`3^digits` prefixes).
     pub digits: u32,
-    /// Ranges of classes each prefix's right half is counted in at least, one after another
-    /// (a range whose crossing does not fit the memory is counted again as two halves).
-    pub class_ranges: u32,
+    /// The most states a crossing layer may hold to be walked to the end as one leaf of the
+    /// prefix tree: a larger one is split by its next square's digit into three (see
+    /// [`Run::grid_node`]).
+    pub leaf_states: u64,
 }
 
 /// The most boundary digits a grid cuts by (3^8 = 6,561 prefixes).
@@ -79,9 +80,9 @@ pub struct GridPiece {
     pub left_states: u64,
     /// States of the right half with its prefix.
     pub right_states: u64,
-    /// Class ranges its right half was counted in (one unless asked or the memory needed
-    /// more), and ranges that ran out of memory and were counted again as two halves.
-    pub ranges: u32,
+    /// Leaves of its prefix tree (each a crossing walked to its end and joined), and leaves
+    /// that ran out of memory and were split again.
+    pub leaves: u32,
     pub retries: u32,
     /// States of the crossing's largest layer, and at its end (all ranges).
     pub crossing_peak: u64,
@@ -261,7 +262,7 @@ impl<K: Key> Run<'_, K> {
             count: BigUint::ZERO,
             left_states: left.len(),
             right_states: right.len(),
-            ranges: 0,
+            leaves: 0,
             retries: 0,
             crossing_peak: 0,
             crossing_end: 0,
@@ -281,36 +282,22 @@ impl<K: Key> Run<'_, K> {
                 .map(|j| ((h - 1 - (m - 1 - j) / w) * w + (m - 1 - j) % w) as u32)
                 .collect();
             let class_of = |k: K| slots.iter().fold(0u64, |c, &s| c * 3 + has(k.get(s)));
-            let mut all: Vec<u64> = right.iter().map(|(k, _)| class_of(k)).collect();
-            all.sort_unstable();
+            let mut sorted: Vec<(u64, u32, u32)> = (0..right.part_count())
+                .flat_map(|p| {
+                    right
+                        .part_slots(p)
+                        .map(move |(i, k, _)| (class_of(k), p as u32, i as u32))
+                })
+                .collect();
+            sorted.sort_unstable();
             // distinct classes, each with the states up to and including it
             let mut classes: Vec<(u64, u64)> = Vec::new();
-            for (n, &c) in all.iter().enumerate() {
+            for (n, &(c, _, _)) in sorted.iter().enumerate() {
                 match classes.last_mut() {
                     Some(last) if last.0 == c => last.1 = n as u64 + 1,
                     _ => classes.push((c, n as u64 + 1)),
                 }
             }
-            drop(all);
-            let upto = |x: usize| if x == 0 { 0 } else { classes[x - 1].1 };
-            // the class range of about `target` states from `lo`, ending before `hi`
-            let cut_at = |lo: usize, hi: usize, target: u64| {
-                let want = upto(lo) + target;
-                (lo + 1..hi)
-                    .find(|&x| upto(x) >= want)
-                    .unwrap_or(hi)
-            };
-            let parts = grid.class_ranges.max(1) as u64;
-            let mut todo = Vec::new();
-            let mut lo = 0;
-            for r in (1..=parts).rev() {
-                let hi = cut_at(lo, classes.len(), (upto(classes.len()) - upto(lo)) / r);
-                if hi > lo {
-                    todo.push((lo, hi));
-                }
-                lo = hi;
-            }
-            todo.reverse();
             let mut rules = self.rules.clone();
             rules.mirror = false;
             let lsq = cut.left * w as u32;
@@ -319,89 +306,40 @@ impl<K: Key> Run<'_, K> {
             let boundary = Boundary {
                 slots: (0..m as u32).rev().collect(),
             };
-            // the crossing's first `digits` steps are the same for every range (their squares'
-            // digits are the prefix's): walked once, each range goes on from there
+            // which prefixes of the crossing some right state of this piece meets
+            let index = self.right_index(&right, cut, &boundary, false)?;
+            let prefixes = Prefixes::new(&index, m);
+            index_bytes = index.bytes();
+            drop(index);
+            let ctx = Tree {
+                steps,
+                boundary,
+                prefixes,
+                classes,
+                sorted,
+                m,
+                leaf_states: grid.leaf_states,
+            };
+            // the crossing's first `digits` steps, whose squares' digits the prefix fixes
             let d = grid.digits as usize;
             let tc = Instant::now();
+            self.sweep.limit.tables = self
+                .limits
+                .max_memory
+                .saturating_sub(kept + right.bytes() + index_bytes);
+            self.sweep.peak_states = 0;
             let head_owned;
             let head = if d == 0 {
                 left
             } else {
-                let index = self.right_index(&right, cut, &boundary, false)?;
-                let prefixes = Prefixes::new(&index, m);
-                self.sweep.limit.tables = self
-                    .limits
-                    .max_memory
-                    .saturating_sub(kept + right.bytes() + index.bytes());
-                self.sweep.peak_states = 0;
-                head_owned = self.walk_plain(left, &steps[..d], &|j, k| prefixes.admits(j, k))?;
-                piece.crossing_peak = self.sweep.peak_states;
+                head_owned =
+                    self.walk_plain(left, &ctx.steps[..d], &|j, k| ctx.prefixes.admits(j, k))?;
                 &head_owned
             };
+            piece.crossing_peak = self.sweep.peak_states;
             piece.crossing_seconds += tc.elapsed().as_secs_f64();
-            let kept = kept + if d == 0 { 0 } else { head.bytes() };
-            while let Some((lo, hi)) = todo.pop() {
-                let (first, last) = (classes[lo].0, classes[hi - 1].0);
-                let mine = |k: K| (first..=last).contains(&class_of(k));
-                let sub = match self.sweep.select(&right, upto(hi) - upto(lo), mine) {
-                    Ok(l) => l,
-                    Err(Stopped::Memory(b)) => return Err(self.memory_error(b, 0)),
-                    Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
-                };
-                let index = self.right_index(&sub, cut, &boundary, false)?;
-                drop(sub);
-                index_bytes = index_bytes.max(index.bytes());
-                let tc = Instant::now();
-                self.sweep.limit.tables = self
-                    .limits
-                    .max_memory
-                    .saturating_sub(kept + right.bytes() + index.bytes());
-                self.sweep.peak_states = 0;
-                let prefixes = Prefixes::new(&index, m);
-                let walked = self.walk_raw(head, &steps[d..], &|j, k| prefixes.admits(j + d, k));
-                piece.crossing_seconds += tc.elapsed().as_secs_f64();
-                let crossing = match walked {
-                    Ok(c) => c,
-                    Err(Stopped::Memory(_)) if hi - lo > 1 => {
-                        // too large in one: the range's two halves by states, one at a time
-                        piece.retries += 1;
-                        self.obs.info(&format!(
-                            "piece {i}: classes {lo}..{hi} of {} ran out of memory after {:.1} s: counted again as two halves",
-                            classes.len(),
-                            tc.elapsed().as_secs_f64()
-                        ));
-                        let mid = cut_at(lo, hi, (upto(hi) - upto(lo)) / 2);
-                        let mid = mid.clamp(lo + 1, hi - 1);
-                        todo.push((mid, hi));
-                        todo.push((lo, mid));
-                        continue;
-                    }
-                    Err(Stopped::Memory(b)) => return Err(self.memory_error(b, 0)),
-                    Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
-                };
-                piece.ranges += 1;
-                piece.crossing_peak = piece
-                    .crossing_peak
-                    .max(self.sweep.peak_states.max(crossing.len()));
-                piece.crossing_end += crossing.len();
-                let tj = Instant::now();
-                piece.count += join::join(
-                    &crossing,
-                    &boundary,
-                    &index,
-                    self.req.spec.closed,
-                    self.stop,
-                )
-                .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
-                piece.join_seconds += tj.elapsed().as_secs_f64();
-                self.obs.info(&format!(
-                    "piece {i}: classes {lo}..{hi} of {} ({} right states): crossing peak {} states, {:.1} s",
-                    classes.len(),
-                    upto(hi) - upto(lo),
-                    self.sweep.peak_states,
-                    tc.elapsed().as_secs_f64()
-                ));
-            }
+            let p = (0..d).fold(0u64, |p, y| p * 3 + u64::from(b) / 3u64.pow(y as u32) % 3);
+            self.grid_node(&ctx, &right, head, d, p, &mut piece)?;
         }
         // (otherwise nothing to join on one side: the piece counts nothing)
         piece.table_bytes = self.sweep.peak_bytes + index_bytes + kept;
@@ -434,5 +372,149 @@ impl<K: Key> Run<'_, K> {
             report(&self.grid_piece(&shared, cut, grid, i, &mut cache)?);
         }
         Ok(())
+    }
+}
+
+/// What the prefix tree of one grid piece shares.
+struct Tree<K: Key> {
+    /// The crossing's steps.
+    steps: Vec<Step<K>>,
+    boundary: Boundary,
+    /// The prefixes the piece's right states meet, for every step.
+    prefixes: Prefixes,
+    /// The piece's right classes, sorted, each with the states up to and including it.
+    classes: Vec<(u64, u64)>,
+    /// The piece's right states by class, each as its place in the right table (part, row):
+    /// a leaf's states are a run of it.
+    sorted: Vec<(u64, u32, u32)>,
+    /// Boundary squares.
+    m: usize,
+    leaf_states: u64,
+}
+
+impl<K: Key> Tree<K> {
+    /// The classes whose first `j` digits are `p`: a range of [`Tree::classes`].
+    fn range(&self, j: usize, p: u64) -> (usize, usize) {
+        let shift = 3u64.pow((self.m - j) as u32);
+        let lo = self.classes.partition_point(|c| c.0 / shift < p);
+        let hi = self.classes.partition_point(|c| c.0 / shift <= p);
+        (lo, hi)
+    }
+
+    /// Right states of classes `lo..hi`.
+    fn states(&self, lo: usize, hi: usize) -> u64 {
+        self.classes[hi - 1].1 - if lo == 0 { 0 } else { self.classes[lo - 1].1 }
+    }
+}
+
+impl<K: Key> Run<'_, K> {
+    /// One node of a grid piece's prefix tree: the crossing `layer` after `j` steps, whose
+    /// squares' digits are `p`. Small enough (at most [`Grid::leaf_states`] states) or with every
+    /// digit fixed, it is a leaf: the right states of its classes are indexed, and the rest of
+    /// the crossing walked and joined. Otherwise (or when the leaf's walk passes the memory
+    /// bound) its next step is walked three times, once for each digit of the square it adds,
+    /// and each child is a node in turn: every layer is read three times, where counting the
+    /// piece's classes in ranges read the whole crossing again for each range.
+    fn grid_node(
+        &mut self,
+        ctx: &Tree<K>,
+        right: &Layer<K>,
+        layer: &Layer<K>,
+        j: usize,
+        p: u64,
+        piece: &mut GridPiece,
+    ) -> Result<(), RunError> {
+        let (lo, hi) = ctx.range(j, p);
+        if lo == hi || layer.len() == 0 {
+            return Ok(());
+        }
+        if layer.len() <= ctx.leaf_states || j == ctx.m {
+            match self.grid_leaf(ctx, right, layer, j, (lo, hi), piece)? {
+                true => return Ok(()),
+                false if j < ctx.m => piece.retries += 1,
+                false => {
+                    return Err(self.memory_error(self.limits.max_memory, j));
+                }
+            }
+        }
+        for c in 0..3 {
+            let q = p * 3 + c;
+            let (clo, chi) = ctx.range(j + 1, q);
+            if clo == chi {
+                continue;
+            }
+            let tc = Instant::now();
+            // (a state of another digit would be dropped by the leaf's own prefix test and
+            // join nothing: filtering here keeps each child to its third)
+            let keep = |_: usize, k: K| ctx.prefixes.admits(j, k) && need(k.get(0)) == c;
+            let child = self.walk_plain(layer, &ctx.steps[j..=j], &keep)?;
+            piece.crossing_peak = piece.crossing_peak.max(child.len());
+            piece.crossing_seconds += tc.elapsed().as_secs_f64();
+            self.grid_node(ctx, right, &child, j + 1, q, piece)?;
+        }
+        Ok(())
+    }
+
+    /// A leaf of the prefix tree (see [`Run::grid_node`]): `false` when its walk passed the
+    /// memory bound (nothing counted).
+    fn grid_leaf(
+        &mut self,
+        ctx: &Tree<K>,
+        right: &Layer<K>,
+        layer: &Layer<K>,
+        j: usize,
+        (lo, hi): (usize, usize),
+        piece: &mut GridPiece,
+    ) -> Result<bool, RunError> {
+        // the leaf's right states, a run of the sorted ones, in a table of their own
+        let from = if lo == 0 { 0 } else { ctx.classes[lo - 1].1 } as usize;
+        let states = &ctx.sorted[from..from + ctx.states(lo, hi) as usize];
+        let bits = (states.len() as u64 >> 16)
+            .next_power_of_two()
+            .trailing_zeros();
+        let mut sub = Layer::with_parts(bits, right.shape());
+        for &(_, p, i) in states {
+            let (k, c) = right.at(p as usize, i as usize);
+            let count: Vec<u64> = c.words().collect();
+            sub.insert(k, &count);
+        }
+        let cut = self.cut.expect("a grid meets in the middle");
+        let index = self.right_index(&sub, cut, &ctx.boundary, false)?;
+        drop(sub);
+        let prefixes = Prefixes::new(&index, ctx.m);
+        let tc = Instant::now();
+        let walked = self.walk_raw(layer, &ctx.steps[j..], &|i, k| prefixes.admits(i + j, k));
+        piece.crossing_seconds += tc.elapsed().as_secs_f64();
+        let crossing = match walked {
+            Ok(c) => c,
+            Err(Stopped::Memory(_)) => return Ok(false),
+            Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
+        };
+        piece.leaves += 1;
+        piece.crossing_peak = piece
+            .crossing_peak
+            .max(self.sweep.peak_states.max(crossing.len()));
+        piece.crossing_end += crossing.len();
+        let tj = Instant::now();
+        piece.count += join::join(
+            &crossing,
+            &ctx.boundary,
+            &index,
+            self.req.spec.closed,
+            self.stop,
+        )
+        .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
+        piece.join_seconds += tj.elapsed().as_secs_f64();
+        if piece.leaves.is_power_of_two() {
+            self.obs.info(&format!(
+                "piece {}: {} leaves done (this one {} right states after {j} steps: {} crossing states, {:.1} s)",
+                piece.index,
+                piece.leaves,
+                ctx.states(lo, hi),
+                crossing.len(),
+                tc.elapsed().as_secs_f64()
+            ));
+        }
+        Ok(true)
     }
 }
