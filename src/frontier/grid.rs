@@ -137,10 +137,16 @@ impl<K: Key> Run<'_, K> {
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
     ) -> Result<Layer<K>, RunError> {
-        self.walk_raw(start, steps, keep).map_err(|e| match e {
-            Stopped::Memory(b) => self.memory_error(b, 0),
+        self.walk_raw(start, steps, keep)
+            .map_err(|e| self.grid_stopped(e, 0))
+    }
+
+    /// A grid walk stopped by the memory bound (at step `at`) or the stop flag, as an error.
+    fn grid_stopped(&self, e: Stopped, at: usize) -> RunError {
+        match e {
+            Stopped::Memory(b) => self.memory_error(b, at),
             _ => Error::Invalid("the count was interrupted".into()).into(),
-        })
+        }
     }
 
     /// [`Run::walk_plain`], stopped as the sweep stops.
@@ -196,11 +202,10 @@ impl<K: Key> Run<'_, K> {
         let w = self.walk.w;
         let mine = |k: K| k.hash64() % u64::from(parts) == u64::from(a);
         let expect = shared.left.len() / u64::from(parts) + 1;
-        let start = match self.sweep.select(&shared.left, expect, mine) {
-            Ok(l) => l,
-            Err(Stopped::Memory(b)) => return Err(self.memory_error(b, 0)),
-            Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
-        };
+        let start = self
+            .sweep
+            .select(&shared.left, expect, mine)
+            .map_err(|e| self.grid_stopped(e, 0))?;
         let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
         self.walk_plain(&start, &steps, &|_, _| true)
     }
@@ -488,7 +493,7 @@ impl<K: Key> Run<'_, K> {
         let crossing = match walked {
             Ok(c) => c,
             Err(Stopped::Memory(_)) => return Ok(false),
-            Err(_) => return Err(Error::Invalid("the count was interrupted".into()).into()),
+            Err(e) => return Err(self.grid_stopped(e, j)),
         };
         piece.leaves += 1;
         piece.crossing_peak = piece
@@ -503,7 +508,7 @@ impl<K: Key> Run<'_, K> {
             self.req.spec.closed,
             self.stop,
         )
-        .ok_or_else(|| Error::Invalid("the count was interrupted".into()))?;
+        .ok_or_else(|| self.grid_stopped(Stopped::Interrupted, j))?;
         piece.join_seconds += tj.elapsed().as_secs_f64();
         if piece.leaves.is_power_of_two() {
             self.obs.info(&format!(
