@@ -75,14 +75,15 @@ fn main() -> anyhow::Result<()> {
         let mut all: Vec<u64> = match value("--part") {
             Some(a) => {
                 let a: u64 = a.parse()?;
-                (a * prefixes..(a + 1) * prefixes).collect()
+                let parts = u64::from(grid.left_parts);
+                (0..prefixes).map(|b| a + parts * b).collect()
             }
             None => (0..n).collect(),
         };
         rng.shuffle(&mut all);
         all.truncate(k as usize);
         // pieces of one left part in a row share its walk
-        all.sort_unstable();
+        all.sort_unstable_by_key(|&i| grid.piece(i));
         all
     };
     println!(

@@ -65,6 +65,32 @@ pub struct Limits {
     /// Where the work all of a run's pieces share is kept, for every shard of the run to read
     /// (the frontier engine's split); `None`: beside the checkpoint, for this process alone.
     pub split: Option<PathBuf>,
+    /// A grid cut asked for (`--grid`): the frontier engine cuts the count on both sides of
+    /// the middle (see `frontier::Grid`).
+    pub grid: Option<GridSize>,
+}
+
+/// The size of a grid of pieces (`--grid PARTS,DIGITS`): the left half dealt into `left_parts`
+/// parts, the right half cut by the digits of its first `digits` boundary squares
+/// (`3^digits` prefixes); `left_parts * 3^digits` pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridSize {
+    pub left_parts: u32,
+    pub digits: u32,
+}
+
+impl GridSize {
+    /// The number of pieces.
+    #[must_use]
+    pub fn pieces(&self) -> u64 {
+        u64::from(self.left_parts) * 3u64.pow(self.digits)
+    }
+}
+
+impl std::fmt::Display for GridSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{},{}", self.left_parts, self.digits)
+    }
 }
 
 /// The processors this process may use (1 where that cannot be read), read once: the standard

@@ -67,6 +67,7 @@ fn job_of(a: &CountArgs) -> Result<Job> {
         job.max_memory = m;
     }
     job.pieces = a.pieces;
+    job.grid = a.grid;
     job.split.clone_from(&a.split);
     Ok(job)
 }

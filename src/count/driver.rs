@@ -22,7 +22,7 @@ use super::report::Report;
 use super::{Count, Engine, obstruction};
 use crate::board::Board;
 use crate::dfs::{Dfs, Plan};
-use crate::engine::{CountEngine, CountSpec, Host, Limits, Recorded, Request, Split};
+use crate::engine::{CountEngine, CountSpec, GridSize, Host, Limits, Recorded, Request, Split};
 use crate::error::Error;
 use crate::frontier::{self, Frontier};
 use crate::human::{group_u64, plural};
@@ -53,6 +53,8 @@ pub struct Job {
     pub pieces: Option<usize>,
     /// Where the frontier engine keeps the work a run's pieces share, for all its shards.
     pub split: Option<PathBuf>,
+    /// A grid cut of the frontier engine (`None`: the engine's choice).
+    pub grid: Option<GridSize>,
 }
 
 impl Job {
@@ -71,6 +73,7 @@ impl Job {
             max_memory: default_max_memory(),
             pieces: None,
             split: None,
+            grid: None,
         }
     }
 
@@ -99,6 +102,7 @@ impl Job {
             shards: self.shard.map_or(1, |s| s.count),
             checkpoint: self.checkpoint.clone(),
             split: self.split.clone(),
+            grid: self.grid,
         }
     }
 }
@@ -246,6 +250,12 @@ const CLEAR_MARGIN: f64 = 30.0;
 #[must_use]
 pub fn choose_for(job: &Job) -> Engine {
     let pick = choose(job.board, &job.piece, &job.spec);
+    // a cut of the frontier engine's asked for: that engine, where it takes the board
+    if (job.pieces.is_some() || job.grid.is_some())
+        && frontier::supports(job.board, &job.piece, &job.spec).is_ok()
+    {
+        return Engine::Frontier;
+    }
     let shards = job.shard.map_or(1, |s| s.count);
     if shards > 1
         && pick == Engine::Frontier
@@ -272,6 +282,12 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
         return Err(Error::Invalid(
             "--per-square counts open tours from every square; it cannot be combined with --closed, --from or --to".into(),
         ));
+    }
+    if job.grid.is_some() && engine != Engine::Frontier {
+        return Err(Error::Invalid(format!(
+            "--grid sets how the frontier engine cuts a count; the {} engine cuts its own (drop --grid, or use --engine frontier)",
+            engine.name()
+        )));
     }
     if job.pieces.is_some() && engine != Engine::Frontier {
         return Err(Error::Invalid(format!(

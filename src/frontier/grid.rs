@@ -35,8 +35,9 @@ use super::layout::{self, Step};
 use super::state::Key;
 use super::table::{Layer, Stopped};
 use super::{Cut, Run};
-use crate::engine::RunError;
+use crate::engine::{GridSize, Host, Ran, RunError, Split};
 use crate::error::Error;
+use crate::human::{group_u64, human_bytes, human_duration, plural};
 
 /// How a count is cut on both sides of the middle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +55,10 @@ pub struct Grid {
 /// The most boundary digits a grid cuts by (3^8 = 6,561 prefixes).
 pub const MAX_DIGITS: u32 = 8;
 
+/// The most left parts a grid takes: each part walks the last column to the middle again from
+/// the shared layer, so past a few thousand parts that repeated work is most of the count.
+pub const MAX_PARTS: u64 = 4096;
+
 impl Grid {
     /// The number of pieces: `left_parts * 3^digits`.
     #[must_use]
@@ -61,12 +66,110 @@ impl Grid {
         u64::from(self.left_parts) * 3u64.pow(self.digits)
     }
 
-    /// Piece `i` as `(a, b)`: left part `a`, right prefix `b`.
+    /// Piece `i` as `(a, b)`: left part `a = i mod left_parts`, right prefix
+    /// `b = i / left_parts`. A shard `K/N` of a run whose `N` is a multiple of the parts has
+    /// pieces of one left part alone, and walks it once.
     #[must_use]
     pub fn piece(&self, i: u64) -> (u32, u32) {
-        let prefixes = 3u64.pow(self.digits);
-        ((i / prefixes) as u32, (i % prefixes) as u32)
+        let parts = u64::from(self.left_parts);
+        ((i % parts) as u32, (i / parts) as u32)
     }
+
+    /// The grid of `size`, with leaves of [`LEAF_STATES`].
+    #[must_use]
+    pub fn of(size: GridSize) -> Grid {
+        Grid {
+            left_parts: size.left_parts,
+            digits: size.digits,
+            leaf_states: LEAF_STATES,
+        }
+    }
+
+    /// Its size, without the leaves (which change how a piece is counted, not what).
+    #[must_use]
+    pub fn size(&self) -> GridSize {
+        GridSize {
+            left_parts: self.left_parts,
+            digits: self.digits,
+        }
+    }
+}
+
+/// The crossing states of a leaf of a piece's prefix tree, by default: on 8x8 open a leaf of
+/// 4 million states grows to some tens of millions by the end of the crossing, so a piece's
+/// leaves stay well below its head (66.7 million states in the piece measured).
+pub const LEAF_STATES: u64 = 1 << 22;
+
+/// Table entries a state of a left part at the cut needs in a grid piece: its own, and the
+/// head of the crossing (the part's first steps, walked before the tree splits; 66.7 million
+/// states against a part of 70.8 million on 8x8 open), each in a table kept below full.
+const LEFT_ENTRIES: f64 = 4.0;
+
+/// States at the cut walked from a share `f` of a shared layer, as `n * (f * every)^alpha`:
+/// a layer a column on holds many states reached from many states a column before, so the
+/// states grow far slower than the share (on 8x8 open a left part of 1/16 held 70.8 million,
+/// one of 1/8 98.9 million: `alpha` about 0.5). `alpha` is measured between two samples of
+/// `1/(2 every)` and `1/every` of the layer, where it is larger than between larger shares, so
+/// the projection errs high (a part of 1/16 of 8x8 open: 87.9 million projected, 70.8 measured).
+#[derive(Clone, Copy, Debug)]
+struct Growth {
+    every: u64,
+    n: f64,
+    alpha: f64,
+}
+
+impl Growth {
+    fn of(every: u64, smaller: u64, larger: u64) -> Growth {
+        let alpha = if smaller == 0 || larger == 0 {
+            1.0
+        } else {
+            (larger as f64 / smaller as f64).log2().clamp(0.05, 1.0)
+        };
+        Growth {
+            every,
+            n: larger as f64,
+            alpha,
+        }
+    }
+
+    fn at(&self, f: f64) -> f64 {
+        self.n * (f * self.every as f64).powf(self.alpha)
+    }
+}
+
+/// Thread-seconds a grid piece took per state of its left part at the cut (1,183 s on two
+/// threads for 70.7 million states, 8x8 open): the projection before the first piece is done.
+const SECONDS_PER_LEFT_STATE: f64 = 3.4e-5;
+
+/// A grid piece's `param` in the checkpoint (the cut's parameter): this flag, the parts and
+/// the digits, where a meeting in the middle's param is the short side.
+const GRID_PARAM: usize = 1 << 24;
+
+/// The param recorded for a grid of `size`.
+pub(crate) fn grid_param(size: GridSize) -> usize {
+    GRID_PARAM | (size.left_parts as usize) << 8 | size.digits as usize
+}
+
+/// The grid a recorded param names, if it names one.
+pub(crate) fn grid_of_param(param: usize) -> Option<GridSize> {
+    (param & GRID_PARAM != 0).then_some(GridSize {
+        left_parts: ((param & (GRID_PARAM - 1)) >> 8) as u32,
+        digits: (param & 0xff) as u32,
+    })
+}
+
+/// The slots of a right state at the cut that hold boundary squares `0..m`, in that order.
+fn class_slots(cut: Cut, w: usize) -> Vec<u32> {
+    let (h, m) = (cut.cross as usize, cut.cross as usize * w);
+    (0..m)
+        .map(|j| ((h - 1 - (m - 1 - j) / w) * w + (m - 1 - j) % w) as u32)
+        .collect()
+}
+
+/// A right state's class: the digits its boundary squares offer, square 0 the most
+/// significant, so that the classes of one prefix of squares are a range.
+fn class<K: Key>(slots: &[u32], k: K) -> u64 {
+    slots.iter().fold(0u64, |c, &s| c * 3 + has(k.get(s)))
 }
 
 /// What one grid piece counted and needed.
@@ -113,16 +216,19 @@ impl<K: Key> Run<'_, K> {
     pub(crate) fn grid_cut(&self, grid: Grid) -> Result<Cut, RunError> {
         let cut = self.cut.ok_or_else(|| {
             Error::Invalid(format!(
-                "a grid of pieces needs a count that meets in the middle (symmetric, no --from/--to), and {} does not",
+                "a grid of pieces needs a count that meets in the middle (symmetric, no --from/--to), and this count on {} does not",
                 self.req.board
             ))
         })?;
-        if grid.left_parts == 0 || grid.digits > MAX_DIGITS.min(self.walk.w) {
+        if !(1..=MAX_PARTS).contains(&u64::from(grid.left_parts))
+            || grid.digits > MAX_DIGITS.min(self.walk.w)
+        {
             return Err(Error::Invalid(format!(
-                "a grid of {} left parts and {} digits: the parts must be at least 1 and the digits at most {}",
+                "a grid of {} left parts and {} digits: the parts must be 1 to {MAX_PARTS} and the digits at most {} on {}",
                 grid.left_parts,
                 grid.digits,
-                MAX_DIGITS.min(self.walk.w)
+                MAX_DIGITS.min(self.walk.w),
+                self.req.board
             ))
             .into());
         }
@@ -136,9 +242,10 @@ impl<K: Key> Run<'_, K> {
         start: &Layer<K>,
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
+        base: usize,
     ) -> Result<Layer<K>, RunError> {
-        self.walk_raw(start, steps, keep)
-            .map_err(|e| self.grid_stopped(e, 0))
+        self.walk_raw(start, steps, keep, base)
+            .map_err(|e| self.grid_stopped(e, base))
     }
 
     /// A grid walk stopped by the memory bound (at step `at`) or the stop flag, as an error.
@@ -150,11 +257,14 @@ impl<K: Key> Run<'_, K> {
     }
 
     /// [`Run::walk_plain`], stopped as the sweep stops.
+    ///
+    /// Step `i` is shown in progress as layer `base + i + 1` of the stage.
     fn walk_raw(
         &mut self,
         start: &Layer<K>,
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
+        base: usize,
     ) -> Result<Layer<K>, Stopped> {
         let mut layer: Option<Layer<K>> = None;
         for (i, step) in steps.iter().enumerate() {
@@ -167,6 +277,12 @@ impl<K: Key> Run<'_, K> {
                 }
             };
             self.sweep.peak_states = self.sweep.peak_states.max(next.len());
+            let phase = if self.piece.is_some() {
+                "crossing"
+            } else {
+                "forward"
+            };
+            self.progress(base + i + 1, &next, phase);
             if let Some(old) = layer.replace(next) {
                 self.sweep.recycle(old);
             }
@@ -182,11 +298,13 @@ impl<K: Key> Run<'_, K> {
         let start = || Layer::single(K::ZERO, bytes, 1);
         let all = |_: usize, _: K| true;
         let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, (cut.left - 1) * w);
-        let left = self.walk_plain(&start(), &fwd, &all)?;
+        self.total = ((cut.left + cut.right - 2) * w) as usize;
+        let left = self.walk_plain(&start(), &fwd, &all, 0)?;
         let mut plain = self.rules.clone();
         plain.mirror = false;
+        let base = fwd.len();
         let fwd = layout::steps::<K>(&self.walk, &plain, 0, (cut.right - 1) * w);
-        let right = self.walk_plain(&start(), &fwd, &all)?;
+        let right = self.walk_plain(&start(), &fwd, &all, base)?;
         Ok(GridShared { left, right })
     }
 
@@ -207,7 +325,7 @@ impl<K: Key> Run<'_, K> {
             .select(&shared.left, expect, mine)
             .map_err(|e| self.grid_stopped(e, 0))?;
         let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
-        self.walk_plain(&start, &steps, &|_, _| true)
+        self.walk_plain(&start, &steps, &|_, _| true, 0)
     }
 
     /// The right half's states whose first `digits` boundary squares offer prefix `b`: its
@@ -226,7 +344,7 @@ impl<K: Key> Run<'_, K> {
         let steps = layout::steps::<K>(&self.walk, &plain, (cut.right - 1) * w, cut.right * w);
         let digit = |y: usize| u64::from(b) / 3u64.pow(y as u32) % 3;
         let keep = |y: usize, k: K| y >= digits as usize || has(k.get(0)) == digit(y);
-        self.walk_plain(&shared.right, &steps, &keep)
+        self.walk_plain(&shared.right, &steps, &keep, 0)
     }
 
     /// Counts grid piece `i`, with the left part of the piece before (`cache`) when it is the
@@ -250,10 +368,12 @@ impl<K: Key> Run<'_, K> {
             self.sweep.limit.tables = self.limits.max_memory.saturating_sub(shared_bytes);
             let l = self.grid_left(shared, cut, grid.left_parts, a)?;
             left_seconds = t.elapsed().as_secs_f64();
-            self.obs.info(&format!(
-                "left part {a}: {} states at the cut, {left_seconds:.1} s",
-                l.len()
-            ));
+            if left_seconds >= SLOW_SECONDS {
+                self.obs.info(&format!(
+                    "left part {a}: {} states at the cut, {left_seconds:.1} s",
+                    group_u64(l.len())
+                ));
+            }
             *cache = Some((a, l));
         }
         let left = &cache.as_ref().expect("made above").1;
@@ -282,11 +402,9 @@ impl<K: Key> Run<'_, K> {
         if left.len() > 0 && right.len() > 0 {
             // the right states by class, square 0's digit the most significant, so that the
             // classes of one prefix of squares are a range
-            let (w, h, m) = (w as usize, cut.cross as usize, (cut.cross * w) as usize);
-            let slots: Vec<u32> = (0..m)
-                .map(|j| ((h - 1 - (m - 1 - j) / w) * w + (m - 1 - j) % w) as u32)
-                .collect();
-            let class_of = |k: K| slots.iter().fold(0u64, |c, &s| c * 3 + has(k.get(s)));
+            let (w, m) = (w as usize, (cut.cross * w) as usize);
+            let slots = class_slots(cut, w);
+            let class_of = |k: K| class(&slots, k);
             let mut sorted: Vec<(u64, u32, u32)> = (0..right.part_count())
                 .flat_map(|p| {
                     right
@@ -324,7 +442,9 @@ impl<K: Key> Run<'_, K> {
                 sorted,
                 m,
                 leaf_states: grid.leaf_states,
+                started: t,
             };
+            self.total = m + 1;
             // the crossing's first `digits` steps, whose squares' digits the prefix fixes
             let d = grid.digits as usize;
             let tc = Instant::now();
@@ -338,7 +458,7 @@ impl<K: Key> Run<'_, K> {
                 left
             } else {
                 head_owned =
-                    self.walk_plain(left, &ctx.steps[..d], &|j, k| ctx.prefixes.admits(j, k))?;
+                    self.walk_plain(left, &ctx.steps[..d], &|j, k| ctx.prefixes.admits(j, k), 0)?;
                 &head_owned
             };
             piece.crossing_peak = self.sweep.peak_states;
@@ -380,6 +500,211 @@ impl<K: Key> Run<'_, K> {
     }
 }
 
+/// A stage of a grid piece that takes at least this many seconds is told on stderr (its left
+/// part, its leaves, the piece itself): a count of small pieces says nothing per piece.
+const SLOW_SECONDS: f64 = 10.0;
+
+/// The dealing rule's name: part of a grid's fingerprint (a new rule makes new pieces).
+const RULE: &str = "grid-1: left parts by hash64 one column before the cut, right prefixes by the boundary digits, piece i = (i mod parts, i / parts)";
+
+/// States of the left half one column before the cut that [`Run::grid_choose`] walks on to
+/// the cut, to project the left parts' size: one in `len / SAMPLE_STATES` of them.
+const SAMPLE_STATES: u64 = 1 << 16;
+
+impl<K: Key> Run<'_, K> {
+    /// A count cut as grid `size`, as an engine of the driver. Finished pieces go to the
+    /// driver one by one; a piece stopped midway is counted again from its start.
+    pub(crate) fn grid_go(&mut self, size: GridSize, host: &dyn Host) -> Result<Ran, RunError> {
+        let grid = Grid::of(size);
+        let cut = self.grid_cut(grid)?;
+        self.grid = Some(size);
+        let split = self.grid_split(cut, size);
+        let resumed = host.recorded().is_some();
+        let shared = match self.grid_shared(cut) {
+            Ok(s) => s,
+            Err(e) => return self.grid_ended(e),
+        };
+        let growth = match self.grid_sample(&shared, cut) {
+            Ok(g) => g,
+            Err(e) => return self.grid_ended(e),
+        };
+        let projected = self.grid_announce(&shared, grid, &growth);
+        if !resumed && !self.limits.force {
+            self.grid_reach(grid, projected)?;
+        }
+        let mut todo = host.start(&split)?;
+        if todo.is_empty() {
+            return Ok(Ran::default());
+        }
+        // pieces of one left part in a row share its walk to the cut
+        todo.sort_by_key(|&i| grid.piece(i as u64));
+        let mut cache = None;
+        let t = Instant::now();
+        let (mut ends, mut pieces_done) = (0u64, 0usize);
+        // the largest table of any piece, and the most bytes a piece held
+        let (mut peak_states, mut peak_bytes) = (0u64, 0u64);
+        for &i in &todo {
+            self.piece = Some((i, split.pieces));
+            let p = match self.grid_piece(&shared, cut, grid, i as u64, &mut cache) {
+                Ok(p) => p,
+                Err(e) => return self.grid_ended(e),
+            };
+            ends += p.crossing_end;
+            pieces_done += 1;
+            peak_states = peak_states
+                .max(p.crossing_peak)
+                .max(p.left_states)
+                .max(p.right_states);
+            peak_bytes = peak_bytes.max(p.table_bytes);
+            if p.seconds >= SLOW_SECONDS {
+                let (a, b) = grid.piece(i as u64);
+                let rate = t.elapsed().as_secs_f64() / pieces_done as f64;
+                self.obs.info(&format!(
+                    "piece {} of {} (left part {a}, right prefix {b}) counted in {}: {} left states, {} right, {} leaves; the {} left projected at {} at this rate",
+                    i + 1,
+                    split.pieces,
+                    human_duration(p.seconds),
+                    group_u64(p.left_states),
+                    group_u64(p.right_states),
+                    p.leaves,
+                    todo.len() - pieces_done,
+                    human_duration(rate * (todo.len() - pieces_done) as f64)
+                ));
+            }
+            host.done(i, p.count)?;
+        }
+        let how = format!(
+            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in a grid of {} left part{} by {} right prefix{} ({} piece{}; {} crossing states here)",
+            cut.left,
+            cut.right,
+            cut.cross,
+            grid.left_parts,
+            plural(u64::from(grid.left_parts)),
+            3u64.pow(grid.digits),
+            if grid.digits == 0 { "" } else { "es" },
+            group_u64(grid.pieces()),
+            plural(grid.pieces()),
+            group_u64(ends)
+        );
+        self.sweep.peak_states = peak_states;
+        self.sweep.peak_bytes = peak_bytes;
+        Ok(Ran {
+            how: Some(how),
+            peak: Some(self.peak()),
+        })
+    }
+
+    /// A grid count stopped by `e`: interrupted (the finished pieces are with the driver) when
+    /// the stop flag is set, else the error.
+    fn grid_ended(&self, e: RunError) -> Result<Ran, RunError> {
+        if self.stopped() {
+            Ok(self.interrupted())
+        } else {
+            Err(e)
+        }
+    }
+
+    /// Whether the stop flag is set.
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The cut of a count into the pieces of grid `size`: its fingerprint says how (the rule,
+    /// the count, the cut, the grid), so that shards of one run agree.
+    fn grid_split(&self, cut: Cut, size: GridSize) -> Split {
+        let mut h = crate::hash::Fnv::default();
+        h.eat(RULE.as_bytes());
+        for (k, v) in &self.name.fields {
+            h.eat(k.as_bytes());
+            h.eat(v.as_bytes());
+        }
+        for x in [cut.left, cut.right, cut.cross, self.walk.w] {
+            h.eat(&x.to_le_bytes());
+        }
+        h.eat(&size.left_parts.to_le_bytes());
+        h.eat(&size.digits.to_le_bytes());
+        let pieces = size.pieces() as usize;
+        Split {
+            pieces,
+            param: grid_param(size),
+            fingerprint: h.value(),
+            weights: vec![self.scale; pieces],
+        }
+    }
+
+    /// How the left parts' states at the cut grow with their share of the shared left layer,
+    /// from two samples of it (states chosen by a hash independent of the parts') walked on to
+    /// the cut: see [`Growth`].
+    fn grid_sample(&mut self, shared: &GridShared<K>, cut: Cut) -> Result<Growth, RunError> {
+        let w = self.walk.w;
+        let layer = &shared.left;
+        let every = (layer.len() / SAMPLE_STATES).max(1);
+        let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
+        let mut sizes = [0u64; 2];
+        for (n, e) in [2 * every, every].into_iter().enumerate() {
+            let mine = |k: K| (k.hash64() >> 40) % e == 0;
+            let start = self
+                .sweep
+                .select(layer, layer.len() / e + 1, mine)
+                .map_err(|err| self.grid_stopped(err, 0))?;
+            sizes[n] = self.walk_plain(&start, &steps, &|_, _| true, 0)?.len();
+        }
+        Ok(Growth::of(every, sizes[0], sizes[1]))
+    }
+
+    /// Bytes of a table entry of this count: its key and one count word.
+    fn entry_bytes(&self) -> f64 {
+        (self.walk.key_bytes() + 8) as f64
+    }
+
+    /// Tells the user how the count is cut, and returns the projection: bytes a piece (its
+    /// left part and the crossing's head; its right half and leaves come on top), seconds for
+    /// all.
+    fn grid_announce(&self, shared: &GridShared<K>, grid: Grid, growth: &Growth) -> (u64, f64) {
+        let per_part = growth.at(1.0 / f64::from(grid.left_parts)) as u64;
+        let bytes = (per_part as f64 * LEFT_ENTRIES * self.entry_bytes()) as u64
+            + shared.left.bytes()
+            + shared.right.bytes();
+        let threads = self.limits.threads.max(1) as f64;
+        let seconds = grid.pieces() as f64 * per_part as f64 * SECONDS_PER_LEFT_STATE / threads;
+        self.obs.info(&format!(
+            "{} {} tours: a grid of {} left part{} by {} right prefix{}, {} pieces (about {} left states a part at the middle; projected {} a piece at least, about {} for all on {} thread{}, a rough figure until the first pieces are done)",
+            self.req.board,
+            if self.req.spec.closed { "closed" } else { "open" },
+            grid.left_parts,
+            plural(u64::from(grid.left_parts)),
+            3u64.pow(grid.digits),
+            if grid.digits == 0 { "" } else { "es" },
+            group_u64(grid.pieces()),
+            group_u64(per_part),
+            human_bytes(bytes),
+            human_duration(seconds),
+            self.limits.threads,
+            plural(self.limits.threads as u64)
+        ));
+        (bytes, seconds)
+    }
+
+    /// Refuses a grid count whose pieces are projected past the memory bound or whose whole is
+    /// projected past a day (`--force` starts it anyway).
+    fn grid_reach(&self, grid: Grid, (bytes, seconds): (u64, f64)) -> Result<(), RunError> {
+        if bytes <= self.limits.max_memory && seconds <= crate::list::REACH_SECONDS {
+            return Ok(());
+        }
+        Err(Error::Invalid(format!(
+            "counting these tours on {} as a grid of {} pieces is projected at about {} of memory a piece and {} on {} thread{} (the memory bound is {}, set with --max-memory): --force starts it anyway; with --checkpoint FILE it stops and resumes piece by piece, and --shard K/N spreads the pieces over many machines (a grid with more parts, --grid PARTS,DIGITS, makes the pieces smaller)",
+            self.req.board,
+            group_u64(grid.pieces()),
+            human_bytes(bytes),
+            human_duration(seconds),
+            self.limits.threads,
+            plural(self.limits.threads as u64),
+            human_bytes(self.limits.max_memory)
+        ))
+        .into())
+    }
+}
+
 /// What the prefix tree of one grid piece shares.
 struct Tree<K: Key> {
     /// The crossing's steps.
@@ -395,6 +720,8 @@ struct Tree<K: Key> {
     /// Boundary squares.
     m: usize,
     leaf_states: u64,
+    /// When the piece started, to say how its leaves go once it runs long.
+    started: Instant,
 }
 
 impl<K: Key> Tree<K> {
@@ -452,7 +779,7 @@ impl<K: Key> Run<'_, K> {
             // (a state of another digit would be dropped by the leaf's own prefix test and
             // join nothing: filtering here keeps each child to its third)
             let keep = |_: usize, k: K| ctx.prefixes.admits(j, k) && need(k.get(0)) == c;
-            let child = self.walk_plain(layer, &ctx.steps[j..=j], &keep)?;
+            let child = self.walk_plain(layer, &ctx.steps[j..=j], &keep, j)?;
             piece.crossing_peak = piece.crossing_peak.max(child.len());
             piece.crossing_seconds += tc.elapsed().as_secs_f64();
             self.grid_node(ctx, right, &child, j + 1, q, piece)?;
@@ -484,11 +811,14 @@ impl<K: Key> Run<'_, K> {
             sub.insert(k, &count);
         }
         let cut = self.cut.expect("a grid meets in the middle");
-        let index = self.right_index(&sub, cut, &ctx.boundary, false)?;
+        // (a leaf whose index does not fit is split like one whose walk does not)
+        let Ok(index) = self.right_index(&sub, cut, &ctx.boundary, false) else {
+            return Ok(false);
+        };
         drop(sub);
         let prefixes = Prefixes::new(&index, ctx.m);
         let tc = Instant::now();
-        let walked = self.walk_raw(layer, &ctx.steps[j..], &|i, k| prefixes.admits(i + j, k));
+        let walked = self.walk_raw(layer, &ctx.steps[j..], &|i, k| prefixes.admits(i + j, k), j);
         piece.crossing_seconds += tc.elapsed().as_secs_f64();
         let crossing = match walked {
             Ok(c) => c,
@@ -510,7 +840,7 @@ impl<K: Key> Run<'_, K> {
         )
         .ok_or_else(|| self.grid_stopped(Stopped::Interrupted, j))?;
         piece.join_seconds += tj.elapsed().as_secs_f64();
-        if piece.leaves.is_power_of_two() {
+        if piece.leaves.is_power_of_two() && ctx.started.elapsed().as_secs_f64() >= SLOW_SECONDS {
             self.obs.info(&format!(
                 "piece {}: {} leaves done (this one {} right states after {j} steps: {} crossing states, {:.1} s)",
                 piece.index,
@@ -521,5 +851,49 @@ impl<K: Key> Run<'_, K> {
             ));
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grid_param_names_its_grid_and_no_meeting_param_names_one() {
+        for (left_parts, digits) in [(1, 0), (16, 2), (MAX_PARTS as u32, MAX_DIGITS), (7, 5)] {
+            let size = GridSize { left_parts, digits };
+            assert_eq!(grid_of_param(grid_param(size)), Some(size));
+        }
+        // a meeting in the middle records its short side (at most 16)
+        for w in 0..=16 {
+            assert_eq!(grid_of_param(w), None);
+        }
+    }
+
+    #[test]
+    fn pieces_are_numbered_part_first() {
+        let grid = Grid::of(GridSize {
+            left_parts: 4,
+            digits: 2,
+        });
+        assert_eq!(grid.pieces(), 36);
+        let all: std::collections::BTreeSet<(u32, u32)> =
+            (0..grid.pieces()).map(|i| grid.piece(i)).collect();
+        assert_eq!(all.len(), 36);
+        assert!(all.iter().all(|&(a, b)| a < 4 && b < 9));
+        // shard K/N with N a multiple of the parts holds one part alone
+        assert!((0..36).filter(|i| i % 8 == 5).all(|i| grid.piece(i).0 == 1));
+    }
+
+    #[test]
+    fn growth_follows_the_power_between_its_samples() {
+        // twice the share, 1.5 times the states: alpha = log2(1.5)
+        let g = Growth::of(8, 1000, 1500);
+        assert!((g.alpha - 1.5f64.log2()).abs() < 1e-12);
+        assert!((g.at(1.0 / 8.0) - 1500.0).abs() < 1e-9);
+        assert!((g.at(1.0) - 1500.0 * 8f64.powf(g.alpha)).abs() < 1e-6);
+        // no growth measurable: as the share (never less than the sample)
+        assert_eq!(Growth::of(4, 0, 0).at(1.0), 0.0);
+        assert!((Growth::of(4, 10, 20).at(0.5) - 40.0).abs() < 1e-9);
     }
 }

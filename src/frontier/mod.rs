@@ -44,8 +44,8 @@ use num_bigint::BigUint;
 
 use crate::board::Board;
 use crate::engine::{
-    Count, CountEngine, CountSpec, Host, LayerProgress, Limits, Observer, Peak, Quiet, Ran,
-    Recorded, Request, RunError, Split,
+    Count, CountEngine, CountSpec, GridSize, Host, LayerProgress, Limits, Observer, Peak, Quiet,
+    Ran, Recorded, Request, RunError, Split,
 };
 use crate::error::Error;
 use crate::hash::Fnv;
@@ -53,7 +53,8 @@ use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
 use crate::store::{CheckpointError, TurnLock};
 
-pub use grid::{Grid, GridPiece, MAX_DIGITS};
+use grid::grid_of_param;
+pub use grid::{Grid, GridPiece, LEAF_STATES, MAX_DIGITS, MAX_PARTS};
 use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
 use layout::{Rules, Step, Walk};
 use pieces::Assignment;
@@ -145,6 +146,7 @@ fn quiet_limits() -> Limits {
         shards: 1,
         checkpoint: None,
         split: None,
+        grid: None,
     }
 }
 
@@ -348,6 +350,13 @@ impl CountEngine for Frontier {
             (&t * 2u32, t)
         };
         let how = match auto_cut(&walk, symmetric(spec)) {
+            Some(c) if grid_of_param(cut.param).is_some() => format!(
+                "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in a grid of {} pieces",
+                c.left,
+                c.right,
+                c.cross,
+                group_u64(cut.pieces as u64)
+            ),
             Some(c) => format!(
                 "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{}, mirror images merged",
                 c.left,
@@ -535,6 +544,8 @@ struct Run<'a, K: Key> {
     probe: bool,
     /// The forward walk's layer sizes at column ends: `(columns, states)`.
     sizes: Vec<(u32, u64)>,
+    /// The grid the count is cut into, once it is.
+    grid: Option<GridSize>,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -686,6 +697,7 @@ impl<'a, K: Key> Run<'a, K> {
             settled,
             probe: false,
             sizes: Vec::new(),
+            grid: None,
             _key: std::marker::PhantomData,
         })
     }
@@ -719,9 +731,11 @@ impl<'a, K: Key> Run<'a, K> {
         }
         let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
         self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
-        match self.cut {
-            None => self.sweep_all(host),
-            Some(cut) => self.meet(cut, host),
+        let recorded = host.recorded().and_then(|r| grid_of_param(r.param));
+        match (self.cut, self.limits.grid.or(recorded)) {
+            (_, Some(size)) => self.grid_go(size, host),
+            (None, None) => self.sweep_all(host),
+            (Some(cut), None) => self.meet(cut, host),
         }
     }
 
@@ -918,10 +932,10 @@ impl<'a, K: Key> Run<'a, K> {
             at + 1,
             self.total,
             human_bytes(self.limits.max_memory),
-            if self.cut.is_some() {
-                ", or cut the count into more pieces with --pieces N"
-            } else {
-                ""
+            match (self.grid.is_some(), self.cut.is_some()) {
+                (true, _) => ", or cut it into a grid of more parts or digits with --grid PARTS,DIGITS",
+                (false, true) => ", or cut the count into more pieces with --pieces N",
+                (false, false) => "",
             },
             if self.req.board.squares() <= 64 {
                 ", or count it with --engine dfs"
@@ -933,7 +947,7 @@ impl<'a, K: Key> Run<'a, K> {
     }
 
     /// One sweep from the first square to the last: one piece.
-    fn sweep_all(mut self, host: &dyn Host) -> Result<Ran, RunError> {
+    fn sweep_all(&mut self, host: &dyn Host) -> Result<Ran, RunError> {
         let split = self.single("sweep");
         if host.start(&split)?.is_empty() {
             self.saver.clear();
@@ -1005,7 +1019,7 @@ impl<'a, K: Key> Run<'a, K> {
 
     /// Both halves to the cut and the crossing's first column (shared), then the pieces: each
     /// the rest of the crossing and the join.
-    fn meet(mut self, cut: Cut, host: &dyn Host) -> Result<Ran, RunError> {
+    fn meet(&mut self, cut: Cut, host: &dyn Host) -> Result<Ran, RunError> {
         // a resumed run takes the pieces its log records, and skips the shared work when none
         // of them is left
         let mut todo = None;

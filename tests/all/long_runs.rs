@@ -1077,3 +1077,162 @@ fn the_memory_bound_holds_for_the_whole_process() {
     // the count did grow up to the bound: the test is of the bound, not of a count that stayed small
     assert!(peak > BOUND_KIB / 2, "peak resident only {peak} KiB: {err}");
 }
+
+/// 6x6 open tours counted by the frontier engine as a grid of `grid` pieces on one thread.
+fn grid_6x6<'a>(grid: &'a str, ck: &'a Path) -> Vec<&'a str> {
+    vec![
+        "count",
+        "6x6",
+        "--grid",
+        grid,
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(ck),
+    ]
+}
+
+#[test]
+fn a_grid_count_resumes_from_its_checkpoint_and_shards_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("grid.ckpt");
+    // `--grid` alone takes the frontier engine, which the count of 6x6 would not have picked
+    let v = finish(&grid_6x6("3,2", &ck));
+    assert_eq!(
+        (&v["engine"], &v["pieces"], &v["directed"], &v["complete"]),
+        (
+            &Value::from("frontier"),
+            &Value::from(27),
+            &Value::from(OPEN_6X6),
+            &Value::from(true)
+        )
+    );
+    assert!(
+        v["how"]
+            .as_str()
+            .unwrap()
+            .contains("grid of 3 left parts by 9 right prefixes")
+    );
+    assert_eq!(records(&ck), 27);
+    // pieces lost from the log are counted again, the others read from it; the grid is
+    // read from the log when the command does not give it
+    let text = fs::read_to_string(&ck).unwrap();
+    let kept: Vec<&str> = text.lines().take(HEADER_LINES + 10).collect();
+    fs::write(&ck, kept.join("\n") + "\n").unwrap();
+    let resumed = finish(&[
+        "count",
+        "6x6",
+        "--engine",
+        "frontier",
+        "--checkpoint",
+        path_str(&ck),
+    ]);
+    assert_eq!(resumed["directed"], OPEN_6X6);
+    assert_eq!(resumed["pieces"], 27);
+    assert_eq!(records(&ck), 27);
+    // every piece of the resumed log holds what a fresh count of it finds
+    let other = finish(&grid_6x6("3,2", &dir.path().join("again.ckpt")));
+    let lines = |p: &Path| {
+        let mut l: Vec<String> = fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .skip(HEADER_LINES)
+            // the piece and its count (the time and checksum differ)
+            .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .collect();
+        l.sort();
+        l
+    };
+    assert_eq!(lines(&ck), lines(&dir.path().join("again.ckpt")));
+    assert_eq!(other["directed"], OPEN_6X6);
+    // another grid on the same log is refused, naming the cut
+    let out = knights().args(grid_6x6("2,1", &ck)).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cut into 27 pieces"));
+
+    // shards of a grid, each its own process, merge to the total
+    let (files, children) = spawn_shards(
+        dir.path(),
+        4,
+        &[
+            "count",
+            "6x6",
+            "--closed",
+            "--grid",
+            "2,2",
+            "--threads",
+            "1",
+        ],
+    );
+    for c in children {
+        assert_succeeded(&c.wait_with_output().unwrap());
+    }
+    let v = merge_json(&files);
+    assert_eq!(
+        (v["undirected"].as_u64(), v["pieces"].as_u64()),
+        (Some(9_862), Some(18))
+    );
+    assert_eq!(v["engine"], "frontier");
+}
+
+#[test]
+fn bad_grids_are_refused_in_one_line() {
+    for (args, want) in [
+        (
+            &["count", "6x6", "--grid", "4"][..],
+            "not a grid: give PARTS,DIGITS",
+        ),
+        (&["count", "6x6", "--grid", "0,1"], "0 is out of range"),
+        (&["count", "6x6", "--grid", "2,9"], "9 is out of range"),
+        (
+            &["count", "6x6", "--grid", "2,1", "--pieces", "3"],
+            "cannot be used with",
+        ),
+        (
+            &["count", "6x6", "--grid", "2,1", "--engine", "dfs"],
+            "--grid sets how the frontier",
+        ),
+        (
+            &["count", "6x6", "--grid", "2,1", "--from", "a1"],
+            "needs a count that meets in the middle",
+        ),
+        (&["count", "6x6", "--grid", "2,7"], "digits at most 6"),
+    ] {
+        let out = knights().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(want) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_grid_count_killed_mid_way_resumes_to_the_exact_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("grid.ckpt");
+    let args = [
+        "count",
+        "5x8",
+        "--grid",
+        "2,2",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    let mut child = spawn(&args);
+    assert!(
+        wait_for_records(&mut child, &ck, 3),
+        "the count ended before it was killed"
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let kept = records(&ck);
+    assert!((3..18).contains(&kept), "{kept} pieces recorded");
+    let v = finish(&args);
+    assert_eq!(v["directed"], OPEN_5X8);
+    assert_eq!(v["pieces"], 18);
+    assert_eq!(records(&ck), 18);
+}
