@@ -3,13 +3,15 @@
 //! the pieces of a count too large to run whole (8×8 open: `results/eight.md`).
 //!
 //! ```sh
-//! cargo run --release --example grid_pieces -- 8x8 --left-parts 8 --digits 4 --sample 6 --seed 1
+//! cargo run --release --example grid_pieces -- 8x8 --left-parts 16 --digits 3 --sample 6 --seed 1
+//! cargo run --release --example grid_pieces -- 8x8 --digits 2 --right-sizes
 //! cargo run --release --example grid_pieces -- 6x6 --closed --left-parts 2 --digits 2 --all
 //! ```
 //!
 //! `--all` counts every piece and prints the sum (undirected); `--sample N` counts N pieces
 //! drawn at random without replacement (`--seed`), of left part A alone with `--part A`;
-//! `--pieces I,J,..` the pieces named.
+//! `--pieces I,J,..` the pieces named (piece `i` is left part `i mod L`, prefix `i / L`);
+//! `--right-sizes` only walks the right half's prefixes and prints their states.
 
 use std::time::Instant;
 
@@ -59,6 +61,15 @@ fn main() -> anyhow::Result<()> {
         Some(v) => (v.parse::<f64>()? * (1u64 << 30) as f64) as u64,
         None => knights::engine::default_max_memory(),
     };
+    if args.iter().any(|a| a == "--right-sizes") {
+        // the right half's states by prefix, no piece counted
+        println!("prefix\tright_states\tseconds");
+        let sizes = frontier::grid_right_sizes(board, &piece, &spec, grid.digits, max_memory)?;
+        for (b, states, seconds) in sizes {
+            println!("{b}\t{states}\t{seconds:.1}");
+        }
+        return Ok(());
+    }
     let n = grid.pieces();
     let which: Vec<u64> = if args.iter().any(|a| a == "--all") {
         (0..n).collect()

@@ -474,6 +474,25 @@ impl<K: Key> Run<'_, K> {
 }
 
 impl<K: Key> Run<'_, K> {
+    /// See [`super::grid_right_sizes`].
+    pub(crate) fn grid_right_sizes(
+        mut self,
+        digits: u32,
+    ) -> Result<Vec<(u32, u64, f64)>, RunError> {
+        let cut = self.grid_cut(Grid::of(GridSize {
+            left_parts: 1,
+            digits,
+        }))?;
+        let shared = self.grid_shared(cut)?;
+        (0..3u32.pow(digits))
+            .map(|b| {
+                let t = Instant::now();
+                let n = self.grid_right(&shared, cut, digits, b)?.len();
+                Ok((b, n, t.elapsed().as_secs_f64()))
+            })
+            .collect()
+    }
+
     /// Counts grid pieces `which` in their order (pieces of one left part in a row share its
     /// walk), telling `report` each one.
     pub(crate) fn grid(

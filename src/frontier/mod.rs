@@ -252,6 +252,32 @@ pub fn count_grid(
     }
 }
 
+/// The right half's states at the cut by prefix of `digits` boundary digits (as a grid cuts
+/// it), each prefix walked on its own: `(prefix, states, seconds)`, for measuring how even a
+/// grid's pieces are before counting any.
+pub fn grid_right_sizes(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    digits: u32,
+    max_memory: u64,
+) -> Result<Vec<(u32, u64, f64)>, RunError> {
+    supports(board, piece, spec)?;
+    crate::engine::set_huge_pages(true);
+    let req = Request { board, piece, spec };
+    let walk = Walk::new(board, piece);
+    let limits = Limits {
+        max_memory,
+        ..quiet_limits()
+    };
+    let stop = AtomicBool::new(false);
+    if walk.window() <= u64::SLOTS {
+        Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid_right_sizes(digits)
+    } else {
+        Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid_right_sizes(digits)
+    }
+}
+
 /// The undirected count by every piece of a grid, summed: for the tests to hold against the
 /// unsplit count.
 pub fn count_by_grid(

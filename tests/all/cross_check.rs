@@ -711,3 +711,41 @@ fn frontier_pieces_add_up_to_the_whole() {
         count(b, &knight, &from, Method::Auto, 1)
     );
 }
+
+/// The right prefixes of a grid split the right half: the states of the prefixes of every
+/// number of digits add up to the right half's (no prefix), and a prefix of `d` digits is the
+/// sum of its three prefixes of `d + 1`.
+#[test]
+fn grid_right_prefixes_split_the_right_half() {
+    let knight = Piece::default();
+    for (board, closed) in [("6x6", false), ("5x8", true), ("6x7", false)] {
+        let board: Board = board.parse().unwrap();
+        let spec = CountSpec {
+            closed,
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let sizes = |d| {
+            frontier::grid_right_sizes(board, &knight, &spec, d, u64::MAX)
+                .unwrap()
+                .into_iter()
+                .map(|(_, n, _)| n)
+                .collect::<Vec<u64>>()
+        };
+        let whole = sizes(0);
+        assert_eq!(whole.len(), 1);
+        let mut coarse = whole;
+        for d in 1..=3 {
+            let fine = sizes(d);
+            assert_eq!(fine.len(), 3usize.pow(d));
+            // prefix b of d digits: digit y is b / 3^y mod 3, so b's parent is b mod 3^(d-1)
+            let parents = 3usize.pow(d - 1);
+            for (p, &n) in coarse.iter().enumerate() {
+                let children: u64 = (0..3).map(|c| fine[p + c * parents]).sum();
+                assert_eq!(children, n, "{board} {d} digits, prefix {p}");
+            }
+            coarse = fine;
+        }
+        assert!(coarse.iter().filter(|&&n| n > 0).count() > 1, "{board}");
+    }
+}
