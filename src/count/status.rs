@@ -206,8 +206,18 @@ impl Status {
                 }
                 Err(_) => format!("{} tours of '{}'", l.id.board, l.id.piece),
             };
+            let grid = match crate::frontier::grid_of_param(l.id.split) {
+                Some(g) if engine == Engine::Frontier => format!(
+                    " (a grid of {} left part{} by {} right prefix{}: --grid {g})",
+                    g.left_parts,
+                    plural(u64::from(g.left_parts)),
+                    3u64.pow(g.digits),
+                    if g.digits == 0 { "" } else { "es" }
+                ),
+                _ => String::new(),
+            };
             return format!(
-                "{}, {} engine, {} {}{}",
+                "{}, {} engine, {} {}{}{grid}",
                 run,
                 l.id.engine,
                 group_u64(l.id.units as u64),

@@ -53,7 +53,7 @@ use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
 use crate::store::{CheckpointError, TurnLock};
 
-use grid::grid_of_param;
+pub(crate) use grid::grid_of_param;
 pub use grid::{Grid, GridPiece, LEAF_STATES, MAX_DIGITS, MAX_PARTS};
 use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
 use layout::{Rules, Step, Walk};

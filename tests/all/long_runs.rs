@@ -1114,6 +1114,11 @@ fn a_grid_count_resumes_from_its_checkpoint_and_shards_merge() {
             .contains("grid of 3 left parts by 9 right prefixes")
     );
     assert_eq!(records(&ck), 27);
+    let status = knights().arg("status").arg(&ck).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&status.stdout)
+            .contains("27 pieces (a grid of 3 left parts by 9 right prefixes: --grid 3,2)")
+    );
     // pieces lost from the log are counted again, the others read from it; the grid is
     // read from the log when the command does not give it
     let text = fs::read_to_string(&ck).unwrap();
