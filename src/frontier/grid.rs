@@ -685,9 +685,12 @@ impl<K: Key> Run<'_, K> {
             + shared.left.bytes()
             + shared.right.bytes();
         let threads = self.limits.threads.max(1) as f64;
-        let seconds = grid.pieces() as f64 * per_part as f64 * SECONDS_PER_LEFT_STATE / threads;
+        // this process's share of the pieces
+        let shards = f64::from(self.limits.shards.max(1));
+        let seconds =
+            grid.pieces() as f64 / shards * per_part as f64 * SECONDS_PER_LEFT_STATE / threads;
         self.obs.info(&format!(
-            "{} {} tours: a grid of {} left part{} by {} right prefix{}, {} pieces (about {} left states a part at the middle; projected {} a piece at least, about {} for all on {} thread{}, a rough figure until the first pieces are done)",
+            "{} {} tours: a grid of {} left part{} by {} right prefix{}, {} pieces (about {} left states a part at the middle; projected {} a piece at least, about {} for {} on {} thread{}, a rough figure until the first pieces are done)",
             self.req.board,
             if self.req.spec.closed { "closed" } else { "open" },
             grid.left_parts,
@@ -698,6 +701,7 @@ impl<K: Key> Run<'_, K> {
             group_u64(per_part),
             human_bytes(bytes),
             human_duration(seconds),
+            if shards > 1.0 { "this shard" } else { "all" },
             self.limits.threads,
             plural(self.limits.threads as u64)
         ));
@@ -705,9 +709,9 @@ impl<K: Key> Run<'_, K> {
     }
 
     /// Refuses a grid count whose pieces are projected past the memory bound or whose whole is
-    /// projected past a day (`--force` starts it anyway).
+    /// projected past 30 days, as every count (`--force` starts it anyway).
     fn grid_reach(&self, grid: Grid, (bytes, seconds): (u64, f64)) -> Result<(), RunError> {
-        if bytes <= self.limits.max_memory && seconds <= crate::list::REACH_SECONDS {
+        if bytes <= self.limits.max_memory && seconds <= crate::dfs::REACH_SECONDS {
             return Ok(());
         }
         Err(Error::Invalid(format!(
