@@ -538,7 +538,14 @@ impl<K: Key> Run<'_, K> {
         let cut = self.grid_cut(grid)?;
         self.grid = Some(size);
         let split = self.grid_split(cut, size);
-        let resumed = host.recorded().is_some();
+        // a resumed run learns its pieces first, and does nothing when none is left
+        let mut todo = match host.recorded() {
+            Some(_) => Some(host.start(&split)?),
+            None => None,
+        };
+        if todo.as_ref().is_some_and(Vec::is_empty) {
+            return Ok(Ran::default());
+        }
         let shared = match self.grid_shared(cut) {
             Ok(s) => s,
             Err(e) => return self.grid_ended(e),
@@ -548,10 +555,15 @@ impl<K: Key> Run<'_, K> {
             Err(e) => return self.grid_ended(e),
         };
         let projected = self.grid_announce(&shared, grid, &growth);
-        if !resumed && !self.limits.force {
-            self.grid_reach(grid, projected)?;
-        }
-        let mut todo = host.start(&split)?;
+        let mut todo = match todo.take() {
+            Some(t) => t,
+            None => {
+                if !self.limits.force {
+                    self.grid_reach(grid, projected)?;
+                }
+                host.start(&split)?
+            }
+        };
         if todo.is_empty() {
             return Ok(Ran::default());
         }
