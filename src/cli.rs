@@ -203,8 +203,8 @@ pub struct CountArgs {
     /// Cut a frontier count on both sides of the middle into a grid of PARTS x 3^DIGITS pieces
     /// (e.g. 16,2: 144 pieces): the left half dealt into PARTS parts, the right half cut by the
     /// edges of its first DIGITS boundary squares. For counts whose walk to the middle does not
-    /// fit the memory (8x8 open); chosen by itself there when not given. Give the same grid to
-    /// every shard of a run.
+    /// fit the memory (8x8 open); never chosen by the engine itself. Give the same grid to every
+    /// shard of a run.
     #[arg(long, value_name = "PARTS,DIGITS", value_parser = parse_grid, allow_hyphen_values = true, conflicts_with = "pieces")]
     pub grid: Option<GridSize>,
     /// Keep the work every piece of a frontier count shares (the walk to the middle) in FILE, for

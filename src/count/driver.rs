@@ -602,7 +602,7 @@ impl Host for Runner<'_> {
                     .filter(|l| l.id.units != id.units || l.id.fingerprint != id.fingerprint)
                 {
                     return Err(Error::Invalid(format!(
-                        "checkpoint '{}' is of this count cut into {} {}{} (fingerprint {:016x}), this run cuts it into {} (fingerprint {:016x}): resume it with the options it was started with (--pieces {} for the frontier engine), or give another file",
+                        "checkpoint '{}' is of this count cut into {} {}{} (fingerprint {:016x}), this run cuts it into {} (fingerprint {:016x}): resume it with the options it was started with ({} for the frontier engine), or give another file",
                         path.display(),
                         group_u64(old.id.units as u64),
                         piece_name(Engine::from_name(self.engine).unwrap_or(Engine::Dfs)),
@@ -610,7 +610,10 @@ impl Host for Runner<'_> {
                         old.id.fingerprint,
                         group_u64(id.units as u64),
                         id.fingerprint,
-                        old.id.units
+                        match frontier::grid_of_param(old.id.split) {
+                            Some(g) => format!("--grid {g}"),
+                            None => format!("--pieces {}", old.id.units),
+                        }
                     ))
                     .into());
                 }

@@ -758,6 +758,12 @@ impl<'a, K: Key> Run<'a, K> {
         let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
         self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
         let recorded = host.recorded().and_then(|r| grid_of_param(r.param));
+        if let (Some(g), Some(n)) = (recorded, self.limits.pieces) {
+            return Err(Error::Invalid(format!(
+                "--pieces {n}: the checkpoint is of this count cut as a grid (--grid {g}); resume it with --grid {g} or without --pieces"
+            ))
+            .into());
+        }
         match (self.cut, self.limits.grid.or(recorded)) {
             (_, Some(size)) => self.grid_go(size, host),
             (None, None) => self.sweep_all(host),
