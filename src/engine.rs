@@ -83,7 +83,25 @@ impl GridSize {
     /// The number of pieces.
     #[must_use]
     pub fn pieces(&self) -> u64 {
-        u64::from(self.left_parts) * 3u64.pow(self.digits)
+        u64::from(self.left_parts) * self.prefixes()
+    }
+
+    /// The number of right prefixes: `3^digits`.
+    #[must_use]
+    pub fn prefixes(&self) -> u64 {
+        3u64.pow(self.digits)
+    }
+
+    /// "a grid of L left parts by P right prefixes", as messages say it.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        format!(
+            "a grid of {} left part{} by {} right prefix{}",
+            self.left_parts,
+            crate::human::plural(u64::from(self.left_parts)),
+            self.prefixes(),
+            if self.prefixes() == 1 { "" } else { "es" }
+        )
     }
 }
 

@@ -207,13 +207,9 @@ impl Status {
                 Err(_) => format!("{} tours of '{}'", l.id.board, l.id.piece),
             };
             let grid = match crate::frontier::grid_of_param(l.id.split) {
-                Some(g) if engine == Engine::Frontier => format!(
-                    " (a grid of {} left part{} by {} right prefix{}: --grid {g})",
-                    g.left_parts,
-                    plural(u64::from(g.left_parts)),
-                    3u64.pow(g.digits),
-                    if g.digits == 0 { "" } else { "es" }
-                ),
+                Some(g) if engine == Engine::Frontier => {
+                    format!(" ({}: --grid {g})", g.describe())
+                }
                 _ => String::new(),
             };
             return format!(

@@ -63,7 +63,7 @@ impl Grid {
     /// The number of pieces: `left_parts * 3^digits`.
     #[must_use]
     pub fn pieces(&self) -> u64 {
-        u64::from(self.left_parts) * 3u64.pow(self.digits)
+        self.size().pieces()
     }
 
     /// Piece `i` as `(a, b)`: left part `a = i mod left_parts`, right prefix
@@ -605,14 +605,11 @@ impl<K: Key> Run<'_, K> {
             host.done(i, p.count)?;
         }
         let how = format!(
-            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in a grid of {} left part{} by {} right prefix{} ({} piece{}; {} crossing states here)",
+            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} ({} piece{}; {} crossing states here)",
             cut.left,
             cut.right,
             cut.cross,
-            grid.left_parts,
-            plural(u64::from(grid.left_parts)),
-            3u64.pow(grid.digits),
-            if grid.digits == 0 { "" } else { "es" },
+            size.describe(),
             group_u64(grid.pieces()),
             plural(grid.pieces()),
             group_u64(ends)
@@ -702,13 +699,10 @@ impl<K: Key> Run<'_, K> {
         let seconds =
             grid.pieces() as f64 / shards * per_part as f64 * SECONDS_PER_LEFT_STATE / threads;
         self.obs.info(&format!(
-            "{} {} tours: a grid of {} left part{} by {} right prefix{}, {} pieces (about {} left states a part at the middle; projected {} a piece at least, about {} for {} on {} thread{}, a rough figure until the first pieces are done)",
+            "{} {} tours: {}, {} pieces (about {} left states a part at the middle; projected {} a piece at least, about {} for {} on {} thread{}, a rough figure until the first pieces are done)",
             self.req.board,
             if self.req.spec.closed { "closed" } else { "open" },
-            grid.left_parts,
-            plural(u64::from(grid.left_parts)),
-            3u64.pow(grid.digits),
-            if grid.digits == 0 { "" } else { "es" },
+            grid.size().describe(),
             group_u64(grid.pieces()),
             group_u64(per_part),
             human_bytes(bytes),

@@ -222,6 +222,33 @@ pub fn count_with(
     Ok(count)
 }
 
+/// The walk of a grid entry point (`count_grid`, `grid_right_sizes`): the request checked, a
+/// `Run` of the key width the board's window needs under `max_memory`, and `$go` on it.
+macro_rules! grid_run {
+    ($board:expr, $piece:expr, $spec:expr, $max_memory:expr, $obs:expr, |$run:ident| $go:expr) => {{
+        supports($board, $piece, $spec)?;
+        crate::engine::set_huge_pages(true);
+        let req = Request {
+            board: $board,
+            piece: $piece,
+            spec: $spec,
+        };
+        let walk = Walk::new($board, $piece);
+        let limits = Limits {
+            max_memory: $max_memory,
+            ..quiet_limits()
+        };
+        let stop = AtomicBool::new(false);
+        if walk.window() <= u64::SLOTS {
+            let $run = Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, $obs)?;
+            $go
+        } else {
+            let $run = Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, $obs)?;
+            $go
+        }
+    }};
+}
+
 /// Counts the pieces `which` of a grid (see [`Grid`]) one after another, under `max_memory`,
 /// telling `report` each piece as it is done (the walks all pieces share are made first) and
 /// `obs` each stage of a piece.
@@ -236,20 +263,8 @@ pub fn count_grid(
     obs: &dyn Observer,
     report: &mut dyn FnMut(&GridPiece),
 ) -> Result<(), RunError> {
-    supports(board, piece, spec)?;
-    crate::engine::set_huge_pages(true);
-    let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece);
-    let limits = Limits {
-        max_memory,
-        ..quiet_limits()
-    };
-    let stop = AtomicBool::new(false);
-    if walk.window() <= u64::SLOTS {
-        Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, obs)?.grid(grid, which, report)
-    } else {
-        Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, obs)?.grid(grid, which, report)
-    }
+    grid_run!(board, piece, spec, max_memory, obs, |run| run
+        .grid(grid, which, report))
 }
 
 /// The right half's states at the cut by prefix of `digits` boundary digits (as a grid cuts
@@ -262,20 +277,8 @@ pub fn grid_right_sizes(
     digits: u32,
     max_memory: u64,
 ) -> Result<Vec<(u32, u64, f64)>, RunError> {
-    supports(board, piece, spec)?;
-    crate::engine::set_huge_pages(true);
-    let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece);
-    let limits = Limits {
-        max_memory,
-        ..quiet_limits()
-    };
-    let stop = AtomicBool::new(false);
-    if walk.window() <= u64::SLOTS {
-        Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid_right_sizes(digits)
-    } else {
-        Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.grid_right_sizes(digits)
-    }
+    grid_run!(board, piece, spec, max_memory, &Quiet, |run| run
+        .grid_right_sizes(digits))
 }
 
 /// The undirected count by every piece of a grid, summed: for the tests to hold against the
