@@ -699,11 +699,12 @@ impl<K: Key> Run<'_, K> {
         let seconds =
             grid.pieces() as f64 / shards * per_part as f64 * SECONDS_PER_LEFT_STATE / threads;
         self.obs.info(&format!(
-            "{} {} tours: {}, {} pieces (about {} left states a part at the middle; projected {} a piece at least, about {} for {} on {} thread{}, a rough figure until the first pieces are done)",
+            "{} {} tours: {}, {} piece{} (about {} left states a part at the middle; projected {} a piece at least, about {} for {} on {} thread{}, a rough figure until the first pieces are done)",
             self.req.board,
             if self.req.spec.closed { "closed" } else { "open" },
             grid.size().describe(),
             group_u64(grid.pieces()),
+            plural(grid.pieces()),
             group_u64(per_part),
             human_bytes(bytes),
             human_duration(seconds),
