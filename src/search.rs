@@ -205,49 +205,52 @@ impl<'g> Problem<'g> {
     }
 
     /// The paths from `a` to `b` that pass every square of `rest` (which holds neither), each
-    /// counted once whichever end it is read from. Each node extends one end: one that must move
-    /// to a square with no other way in, else the end with fewer moves. The rules: every square
-    /// of `rest` needs two neighbours among `rest` and the ends; a square whose only two are an
-    /// end and one other must be that end's next move, so an end may have one such square, and a
-    /// square whose only two are both ends closes the path, so it must be the last; and `rest`
-    /// must be connected (checked on large regions, as in [`Problem::moves`]).
-    fn between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
+    /// counted once whichever end it is read from, with this thread's memo table: what a work
+    /// unit cut from the search from both ends counts (see [`crate::dfs::Plan::pair_units`]).
+    #[must_use]
+    pub fn count_between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
+        self.between(rest, a, b, memo)
+    }
+
+    /// One node of the search between two ends: its count where the rules settle it without a
+    /// search, else the moves of the end it extends. Each node extends one end: one that must
+    /// move to a square with no other way in, else the end with fewer moves. The rules: every
+    /// square of `rest` needs two neighbours among `rest` and the ends; a square whose only two
+    /// are an end and one other must be that end's next move, so an end may have one such
+    /// square, and a square whose only two are both ends closes the path, so it must be the
+    /// last; and `rest` must be connected (checked on large regions, as in [`Problem::moves`]).
+    /// The count and the cut into units ([`crate::dfs::Plan::pair_units`]) both take their
+    /// steps here, so that the units are nodes of the tree the count walks.
+    #[must_use]
+    #[inline(always)]
+    pub fn pair_step(&self, rest: Bitboard, a: u32, b: u32) -> PairStep {
         let g = self.g;
         if rest.is_empty() {
-            return u64::from(g.masks[a as usize].contains(b));
+            return PairStep::Settled(u64::from(g.masks[a as usize].contains(b)));
         }
         let next_a = g.masks[a as usize] & rest;
         let next_b = g.masks[b as usize] & rest;
         if next_a.is_empty() || next_b.is_empty() {
-            return 0;
+            return PairStep::Settled(0);
         }
         if !rest.more_than_one() {
             // the one square is next to both ends
-            return 1;
+            return PairStep::Settled(1);
         }
         let (two, three) =
             g.degree_at_least_2_3(rest | Bitboard::from_square(a) | Bitboard::from_square(b));
         if (rest & !two).any() {
-            return 0;
+            return PairStep::Settled(0);
         }
         let forced_a = next_a & !three;
         let forced_b = next_b & !three;
         if (forced_a & forced_b).any() || forced_a.more_than_one() || forced_b.more_than_one() {
-            return 0;
+            return PairStep::Settled(0);
         }
-        let k = rest.count();
-        if k >= FLOOD_MIN && g.flood(Bitboard::from_square(rest.first_square()), rest) != rest {
-            return 0;
-        }
-        // Relaxed: as in `count`
-        if k >= STOP_CHECK_MIN && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            return 0;
-        }
-        let cached = k >= memo.lo && k <= memo.hi;
-        if cached {
-            if let Some(c) = memo.get_pair(rest, a, b, self.pair_id) {
-                return c;
-            }
+        if rest.count() >= FLOOD_MIN
+            && g.flood(Bitboard::from_square(rest.first_square()), rest) != rest
+        {
+            return PairStep::Settled(0);
         }
         let (moves, from_a) = if forced_a.any() {
             (forced_a, true)
@@ -258,6 +261,27 @@ impl<'g> Problem<'g> {
         } else {
             (next_b, false)
         };
+        PairStep::Extend { moves, from_a }
+    }
+
+    /// [`Problem::count_between`]: the search of [`Problem::pair_step`]'s tree, memoising
+    /// mid-sized subtrees.
+    fn between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
+        let (moves, from_a) = match self.pair_step(rest, a, b) {
+            PairStep::Settled(c) => return c,
+            PairStep::Extend { moves, from_a } => (moves, from_a),
+        };
+        let k = rest.count();
+        // Relaxed: as in `count`
+        if k >= STOP_CHECK_MIN && self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return 0;
+        }
+        let cached = k >= memo.lo && k <= memo.hi;
+        if cached {
+            if let Some(c) = memo.get_pair(rest, a, b, self.pair_id) {
+                return c;
+            }
+        }
         let mut total = 0;
         for w in moves {
             let rest = rest.without(w);
@@ -269,7 +293,7 @@ impl<'g> Problem<'g> {
         }
         if cached {
             // a path and its reverse are one: the entry serves the ends in either order
-            memo.put_pair(rest, a, b, self.pair_id, total, memo_bits(g.n));
+            memo.put_pair(rest, a, b, self.pair_id, total, memo_bits(self.g.n));
         }
         total
     }
@@ -421,6 +445,15 @@ impl<'g> Problem<'g> {
         }
         Some(None)
     }
+}
+
+/// A node of the search between two ends, as [`Problem::pair_step`] finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairStep {
+    /// The rules settle the node: this many paths (0 for a dead node).
+    Settled(u64),
+    /// The search goes on by moving the first end (`from_a`) or the second to each of `moves`.
+    Extend { moves: Bitboard, from_a: bool },
 }
 
 /// What [`Problem::each_path`] carries down the tree.

@@ -16,7 +16,7 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 
 pub use plan::{Plan, Root, Tally, Unit};
-pub use units::{Counter, count_each, count_each_here};
+pub use units::{ALONE, Counter, count_each, count_each_scoped};
 
 use crate::board::Board;
 use crate::engine::{
@@ -30,8 +30,9 @@ use crate::human::human_duration;
 pub const UNIT_TARGET: usize = 4096;
 
 /// Boards of up to this many squares are counted in fewer units ([`SMALL_UNIT_TARGET`]), on the
-/// calling thread: their counts take a millisecond or two (5x5: 1,728 tours), less than planning
-/// 4,096 units (half of `knights count 5x5`'s instructions) or starting a pool of threads.
+/// calling thread first ([`count_each_scoped`]): their counts take a millisecond or two (5x5:
+/// 1,728 tours), less than planning 4,096 units (half of `knights count 5x5`'s instructions) or
+/// waking a pool of threads.
 pub const SMALL_SQUARES: u64 = 25;
 
 /// Work units of a board of up to [`SMALL_SQUARES`] squares.
@@ -48,9 +49,11 @@ pub const MID_UNIT_TARGET: usize = 256;
 
 /// The unit target of a count: a rule of the board and the kind of tour alone, so every shard
 /// and every resume cuts alike. Closed counts of up to [`MID_SQUARES`] squares take
-/// [`SMALL_UNIT_TARGET`]: counted from both ends they take a millisecond or two, and below each
-/// unit the search from the far end starts again, so fewer units are less work (6x6 closed, 115
-/// units against 488: 0.94 times the time whole, 1.41 against 1.60 ms of search on one thread).
+/// [`SMALL_UNIT_TARGET`]: counted from both ends they take a millisecond or two. (Cut by the
+/// search from the start, as logs of earlier versions are, below each unit the search from the
+/// far end started again, so fewer units were less work: 6x6 closed, 115 units against 488, 1.41
+/// against 1.60 ms of search on one thread. Cut by the search from both ends,
+/// [`Plan::pair_units`], its 84 units took the same time as 20 or 1,092.)
 #[must_use]
 pub const fn unit_target(board: Board, closed: bool) -> usize {
     if board.squares() <= SMALL_SQUARES || (closed && board.squares() <= MID_SQUARES) {
@@ -192,6 +195,11 @@ pub fn fingerprint(plan: Option<&Plan>, units: &[Unit]) -> u64 {
         h.eat(&u.root.to_le_bytes());
         h.eat(&u.free.0.to_le_bytes());
         h.eat(&u.cur.to_le_bytes());
+        // (a unit of the search from the start as the versions before the other cut had it)
+        if u.is_pair() {
+            h.eat(&u.end.to_le_bytes());
+            h.eat(&[u.weight]);
+        }
     }
     h.value()
 }
@@ -200,11 +208,39 @@ pub fn fingerprint(plan: Option<&Plan>, units: &[Unit]) -> u64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dfs;
 
+/// Marks, in the cut's param a checkpoint records, a count cut into units of the search from
+/// both ends ([`Plan::pair_units`]); the rest of the param is the unit target. Without it the
+/// units are those of the search from the start ([`Plan::units`]), as every log written before
+/// this cut was, so that such a log resumes with its own units.
+pub const PAIR_CUT: usize = 1 << 30;
+
+/// The units of `plan` as the cut `param` names (see [`PAIR_CUT`]).
+#[must_use]
+pub fn cut_units(plan: &Plan, param: usize) -> Vec<Unit> {
+    let target = param & !PAIR_CUT;
+    if param & PAIR_CUT == 0 {
+        return plan.units(target);
+    }
+    // (a plan that cannot be cut so is refused by the fingerprint: no units match it)
+    plan.pair_units(target).unwrap_or_default()
+}
+
+/// The cut a fresh count of `plan` takes: from both ends where every root is counted so.
+#[must_use]
+pub fn fresh_param(plan: &Plan, board: Board, closed: bool) -> usize {
+    let target = unit_target(board, closed);
+    if plan.counts_pairs() {
+        target | PAIR_CUT
+    } else {
+        target
+    }
+}
+
 impl Dfs {
-    /// The plan and its units as a run with `target` units cuts them.
-    fn cut(req: Request<'_>, target: usize) -> (Plan, Vec<Unit>) {
+    /// The plan and its units as a run with the cut `param` cuts them.
+    fn cut(req: Request<'_>, param: usize) -> (Plan, Vec<Unit>) {
         let plan = Plan::new(req.board, req.piece, req.spec);
-        let units = plan.units(target);
+        let units = cut_units(&plan, param);
         (plan, units)
     }
 }
@@ -227,15 +263,21 @@ impl CountEngine for Dfs {
                 ));
             }
         }
-        let target = unit_target(req.board, req.spec.closed);
-        let units = plan.units(target);
+        // a resumed count takes the cut its log records (an earlier version's cut included),
+        // where the log's param is one of the DFS's
+        let param = host
+            .recorded()
+            .map(|r| r.param)
+            .filter(|&p| (1..=UNIT_TARGET).contains(&(p & !PAIR_CUT)))
+            .unwrap_or_else(|| fresh_param(&plan, req.board, req.spec.closed));
+        let units = cut_units(&plan, param);
         let weights = units
             .iter()
             .map(|u| plan.roots[u.root as usize].multiplier)
             .collect();
         let split = Split {
             pieces: units.len(),
-            param: target,
+            param,
             fingerprint: fingerprint(Some(&plan), &units),
             weights,
         };
@@ -249,9 +291,11 @@ impl CountEngine for Dfs {
                     .get_or_insert(e);
             }
         };
-        // a small board is counted on this thread: no pool is started for a millisecond's work
-        if req.board.squares() <= SMALL_SQUARES {
-            count_each_here(&plan, &units, &todo, host.stop(), done);
+        // a count of a millisecond or two (those cut into few units) runs on this thread, other
+        // threads called in only once it has run a while; the others on rayon's pool (6x6 open
+        // and 5x6 open took 1.14 and 1.22 times as long on threads called in late)
+        if unit_target(req.board, req.spec.closed) == SMALL_UNIT_TARGET {
+            count_each_scoped(&plan, &units, &todo, host.stop(), limits.threads, done);
         } else {
             count_each(&plan, &units, &todo, host.stop(), done);
         }

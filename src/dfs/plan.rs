@@ -6,7 +6,7 @@ use crate::board::{Board, Square};
 use crate::engine::CountSpec;
 use crate::graph::SmallGraph;
 use crate::piece::Piece;
-use crate::search::Problem;
+use crate::search::{PairStep, Problem};
 
 /// One Hamiltonian-path search: paths from `start` covering `free`, ending on a weighted square.
 #[derive(Clone, Debug)]
@@ -18,12 +18,41 @@ pub struct Root {
     pub multiplier: u64,
 }
 
-/// A work unit: a node of one root's search tree.
+/// A work unit: a node of one root's search tree, either of the search from the root's start
+/// ([`Plan::units`]) or of the search from both ends of its paths ([`Plan::pair_units`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Unit {
     pub root: u32,
     pub free: Bitboard,
     pub cur: u32,
+    /// The far end of a unit of the search from both ends, which counts the paths from `cur`
+    /// to `end` through `free`, `weight` times each; [`ONE_ENDED`] for a unit of the search
+    /// from the start, which counts the root's weighted paths from `cur` through `free`.
+    pub end: u32,
+    pub weight: u8,
+}
+
+/// The `end` of a unit of the search from the root's start.
+pub const ONE_ENDED: u32 = u32::MAX;
+
+impl Unit {
+    /// A unit of the search from root `root`'s start, standing on `cur` with `free` to cover.
+    #[must_use]
+    pub const fn one_ended(root: u32, free: Bitboard, cur: u32) -> Unit {
+        Unit {
+            root,
+            free,
+            cur,
+            end: ONE_ENDED,
+            weight: 1,
+        }
+    }
+
+    /// Whether this unit is a node of the search from both ends.
+    #[must_use]
+    pub const fn is_pair(&self) -> bool {
+        self.end != ONE_ENDED
+    }
 }
 
 /// How the weighted sum of the roots turns into the reported figures.
@@ -277,14 +306,7 @@ impl Plan {
             .roots
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                let unit = Unit {
-                    root: i as u32,
-                    free: r.free,
-                    cur: r.start,
-                };
-                (unit, vec![r.start])
-            })
+            .map(|(i, r)| (Unit::one_ended(i as u32, r.free, r.start), vec![r.start]))
             .collect();
         while units.len() < target {
             let mut next = Vec::with_capacity(units.len() * 4);
@@ -305,12 +327,7 @@ impl Plan {
                 next.extend(kids.into_iter().map(|(_, w)| {
                     let mut longer = prefix.clone();
                     longer.push(w);
-                    let unit = Unit {
-                        root: u.root,
-                        free: u.free.without(w),
-                        cur: w,
-                    };
-                    (unit, longer)
+                    (Unit::one_ended(u.root, u.free.without(w), w), longer)
                 }));
             }
             units = next;
@@ -323,6 +340,78 @@ impl Plan {
 }
 
 impl Plan {
+    /// Whether every root is counted from both ends of its paths (see
+    /// [`crate::search::BOTH_ENDS_MAX`]), so that the count can be cut into units of that
+    /// search ([`Plan::pair_units`]).
+    #[must_use]
+    pub fn counts_pairs(&self) -> bool {
+        !self.roots.is_empty()
+            && (0..self.roots.len())
+                .all(|i| self.roots[i].free.any() && self.problem(i, 0).both_ends)
+    }
+
+    /// Splits the roots into at least `target` work units of the search from both ends, where
+    /// the trees allow it: each root first into its ends (a unit for each end of non-zero
+    /// weight: the paths from the start to that end), then every unit one level at a time as
+    /// the count extends it ([`Problem::pair_step`]), dropping dead nodes. Below such a unit
+    /// the count goes on from both of its ends, where below a unit of [`Plan::units`] it
+    /// starts the search from the far end again for every unit: 6x6 closed takes 0.9 ms
+    /// of search on one thread cut this way against 1.4 ms. `None` unless
+    /// [`Plan::counts_pairs`]. The result depends on the plan and `target` only.
+    #[must_use]
+    pub fn pair_units(&self, target: usize) -> Option<Vec<Unit>> {
+        if !self.counts_pairs() {
+            return None;
+        }
+        let problems: Vec<Problem<'_>> =
+            (0..self.roots.len()).map(|i| self.problem(i, 0)).collect();
+        let mut units: Vec<Unit> = Vec::new();
+        for (i, r) in self.roots.iter().enumerate() {
+            for e in r.free {
+                let weight = r.weight[e as usize];
+                if weight > 0 {
+                    units.push(Unit {
+                        root: i as u32,
+                        free: r.free.without(e),
+                        cur: r.start,
+                        end: e,
+                        weight,
+                    });
+                }
+            }
+        }
+        while units.len() < target {
+            let mut next = Vec::with_capacity(units.len() * 4);
+            let mut grew = false;
+            for u in units {
+                if u.free.count() <= SPLIT_MIN {
+                    next.push(u);
+                    continue;
+                }
+                match problems[u.root as usize].pair_step(u.free, u.cur, u.end) {
+                    PairStep::Settled(0) => {}
+                    PairStep::Settled(_) => next.push(u),
+                    PairStep::Extend { moves, from_a } => {
+                        grew = true;
+                        next.extend(moves.iter().map(|w| {
+                            let free = u.free.without(w);
+                            if from_a {
+                                Unit { free, cur: w, ..u }
+                            } else {
+                                Unit { free, end: w, ..u }
+                            }
+                        }));
+                    }
+                }
+            }
+            units = next;
+            if !grew {
+                break;
+            }
+        }
+        Some(units)
+    }
+
     /// Knuth's estimate (1975) of the number of nodes in the pruned search trees: random walks
     /// from the roots, each adding up the products of the branching factors met on the way. It
     /// ignores the memo table, so it overestimates the work; it is for telling a count of
@@ -451,5 +540,67 @@ mod tests {
             assert_eq!(p.roots.len(), 1, "{}", p.how);
             assert!(!p.how.contains("second squares"));
         }
+    }
+
+    /// Units of the search from both ends count what the units of the search from the start
+    /// count, at every target, on closed counts (mirrored roots and plain), counts between two
+    /// given squares and other pieces; open counts with free ends cannot be cut so.
+    #[test]
+    fn pair_units_count_what_one_ended_units_count() {
+        use crate::board::Square;
+        use crate::dfs::Counter;
+        let sum = |plan: &Plan, units: &[Unit]| -> u64 {
+            let c = Counter::new(plan);
+            units
+                .iter()
+                .map(|u| plan.roots[u.root as usize].multiplier * c.count(u))
+                .sum()
+        };
+        let fixed = |from: (u32, u32), to: (u32, u32), closed: bool| CountSpec {
+            closed,
+            from: Some(Square::new(from.0, from.1)),
+            to: Some(Square::new(to.0, to.1)),
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let closed = CountSpec {
+            closed: true,
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let cases: Vec<(Board, &str, CountSpec)> = vec![
+            (Board::new(6, 6).unwrap(), "knight", closed.clone()),
+            (Board::new(5, 6).unwrap(), "knight", closed.clone()),
+            (Board::new(3, 10).unwrap(), "knight", closed.clone()),
+            (Board::new(5, 5).unwrap(), "3,0+2,2", closed.clone()),
+            (Board::new(4, 5).unwrap(), "0,1", closed),
+            (
+                Board::new(5, 6).unwrap(),
+                "knight",
+                fixed((0, 0), (4, 5), false),
+            ),
+            (
+                Board::new(6, 5).unwrap(),
+                "knight",
+                fixed((0, 0), (1, 2), true),
+            ),
+        ];
+        for (board, piece, spec) in cases {
+            let plan = Plan::new(board, &piece.parse().unwrap(), &spec);
+            assert!(plan.counts_pairs(), "{board} {piece}");
+            let want = sum(&plan, &plan.units(64));
+            assert!(want > 0, "{board} {piece}: nothing to compare");
+            for target in [1, 16, 64, 1024] {
+                let units = plan.pair_units(target).expect("a plan of two-ended roots");
+                assert!(units.iter().all(Unit::is_pair));
+                assert_eq!(sum(&plan, &units), want, "{board} {piece} target {target}");
+            }
+        }
+        let open = Plan::new(
+            Board::new(5, 6).unwrap(),
+            &Piece::knight(),
+            &CountSpec::default(),
+        );
+        assert!(!open.counts_pairs() && open.pair_units(64).is_none());
     }
 }

@@ -239,6 +239,53 @@ fn finished_6x6(dir: &Path) -> std::path::PathBuf {
     ck
 }
 
+const CLOSED_6X6: u64 = 9_862;
+
+/// A closed count is cut into units of the search from both ends; a log written by the versions
+/// before that cut (units of the search from the start, `tests/data/checkpoints`, 60 of its 115
+/// units recorded) resumes with its own units to the exact count and keeps its cut, and a log
+/// of the new cut cut short resumes too.
+#[test]
+fn a_closed_count_resumes_a_log_of_either_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.ckpt");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/checkpoints/6x6-closed-one-ended.ckpt");
+    fs::copy(&fixture, &old).unwrap();
+    let header = |p: &Path| -> Vec<String> {
+        fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .take(HEADER_LINES)
+            .map(String::from)
+            .collect()
+    };
+    let before = header(&old);
+    assert_eq!(records(&old), 60);
+    let v = finish(&["count", "6x6", "--closed", "--checkpoint", path_str(&old)]);
+    assert_eq!(v["undirected"], CLOSED_6X6);
+    assert_eq!(records(&old), 115);
+    // the header's cut (split, units, fingerprint) is the old one's
+    assert_eq!(header(&old)[10..13], before[10..13]);
+
+    let new = dir.path().join("new.ckpt");
+    let v = finish(&["count", "6x6", "--closed", "--checkpoint", path_str(&new)]);
+    assert_eq!(v["undirected"], CLOSED_6X6);
+    let fresh = header(&new);
+    assert_ne!(
+        fresh[10..13],
+        before[10..13],
+        "a fresh count takes the new cut"
+    );
+    let text = fs::read_to_string(&new).unwrap();
+    let all = records(&new);
+    let keep: Vec<&str> = text.lines().take(HEADER_LINES + all / 2).collect();
+    fs::write(&new, keep.join("\n") + "\n").unwrap();
+    let v = finish(&["count", "6x6", "--closed", "--checkpoint", path_str(&new)]);
+    assert_eq!(v["undirected"], CLOSED_6X6);
+    assert_eq!(records(&new), all);
+}
+
 #[test]
 fn a_damaged_record_is_dropped_and_counted_again() {
     let dir = tempfile::tempdir().unwrap();
