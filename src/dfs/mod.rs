@@ -48,7 +48,8 @@ pub const MID_SQUARES: u64 = 36;
 pub const MID_UNIT_TARGET: usize = 256;
 
 /// The unit target of a count: a rule of the board and the kind of tour alone, so every shard
-/// and every resume cuts alike. Closed counts of up to [`MID_SQUARES`] squares take
+/// and every resume of one version cuts alike (a log records its cut, see [`PAIR_CUT`]; shards
+/// of two versions whose cuts differ are refused by `knights merge`). Closed counts of up to [`MID_SQUARES`] squares take
 /// [`SMALL_UNIT_TARGET`]: counted from both ends they take a millisecond or two. (Cut by the
 /// search from the start, as logs of earlier versions are, below each unit the search from the
 /// far end started again, so fewer units were less work: 6x6 closed, 115 units against 488, 1.41

@@ -106,9 +106,10 @@ where
 pub const ALONE: Duration = Duration::from_millis(2);
 
 /// [`count_each`] on threads of its own, taking the pending units in order: the calling thread
-/// alone for the first [`ALONE`], then `threads` threads (it one of them) until every unit is
-/// counted. For a count of at most milliseconds, where waking rayon's pool (its registry and
-/// its threads, the calling thread waiting idle) costs as much as the count.
+/// alone until a unit ends past [`ALONE`], then `threads` threads (it one of them) until every
+/// unit is counted. For a count of a millisecond or two, where waking rayon's pool (its
+/// registry and its threads, the calling thread waiting idle) costs as much as the count; a
+/// long count loses at most its first long unit's time to one thread.
 pub fn count_each_scoped<F>(
     plan: &Plan,
     units: &[Unit],
@@ -136,14 +137,18 @@ where
         let mut alone = threads > 1;
         while let Some(i) = take() {
             count(i);
-            if alone && t0.elapsed() >= ALONE {
+            // (a thread that cannot start leaves its share to the others: the count is the same)
+            if alone && t0.elapsed() >= ALONE && next.load(Ordering::Relaxed) < pending.len() {
                 alone = false;
                 for _ in 1..threads {
-                    s.spawn(|| {
+                    let helper = std::thread::Builder::new().spawn_scoped(s, || {
                         while let Some(i) = take() {
                             count(i);
                         }
                     });
+                    if helper.is_err() {
+                        break;
+                    }
                 }
             }
         }
