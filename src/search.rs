@@ -172,7 +172,8 @@ impl<'g> Problem<'g> {
             return (free & self.ends)
                 .iter()
                 .map(|e| {
-                    u64::from(self.weight[e as usize]) * self.between(free.without(e), cur, e, memo)
+                    u64::from(self.weight[e as usize])
+                        * self.count_between(free.without(e), cur, e, memo)
                 })
                 .sum();
         }
@@ -202,14 +203,6 @@ impl<'g> Problem<'g> {
             memo.put(free, cur, self.id, total, memo_bits(self.g.n));
         }
         total
-    }
-
-    /// The paths from `a` to `b` that pass every square of `rest` (which holds neither), each
-    /// counted once whichever end it is read from, with this thread's memo table: what a work
-    /// unit cut from the search from both ends counts (see [`crate::dfs::Plan::pair_units`]).
-    #[must_use]
-    pub fn count_between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
-        self.between(rest, a, b, memo)
     }
 
     /// One node of the search between two ends: its count where the rules settle it without a
@@ -264,9 +257,12 @@ impl<'g> Problem<'g> {
         PairStep::Extend { moves, from_a }
     }
 
-    /// [`Problem::count_between`]: the search of [`Problem::pair_step`]'s tree, memoising
-    /// mid-sized subtrees.
-    fn between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
+    /// The paths from `a` to `b` that pass every square of `rest` (which holds neither), each
+    /// counted once whichever end it is read from: the search of [`Problem::pair_step`]'s tree,
+    /// memoising mid-sized subtrees. What [`Problem::count`] sums over the ends when it counts
+    /// from both, and what a unit of [`crate::dfs::Plan::pair_units`] counts.
+    #[must_use]
+    pub fn count_between(&self, rest: Bitboard, a: u32, b: u32, memo: &mut Memo) -> u64 {
         let (moves, from_a) = match self.pair_step(rest, a, b) {
             PairStep::Settled(c) => return c,
             PairStep::Extend { moves, from_a } => (moves, from_a),
@@ -286,9 +282,9 @@ impl<'g> Problem<'g> {
         for w in moves {
             let rest = rest.without(w);
             total += if from_a {
-                self.between(rest, w, b, memo)
+                self.count_between(rest, w, b, memo)
             } else {
-                self.between(rest, a, w, memo)
+                self.count_between(rest, a, w, memo)
             };
         }
         if cached {

@@ -16,7 +16,7 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 
 pub use plan::{Plan, Root, Tally, Unit};
-pub use units::{ALONE, Counter, count_each, count_each_scoped};
+pub use units::{Counter, count_each, count_each_scoped};
 
 use crate::board::Board;
 use crate::engine::{
@@ -49,12 +49,12 @@ pub const MID_UNIT_TARGET: usize = 256;
 
 /// The unit target of a count: a rule of the board and the kind of tour alone, so every shard
 /// and every resume of one version cuts alike (a log records its cut, see [`PAIR_CUT`]; shards
-/// of two versions whose cuts differ are refused by `knights merge`). Closed counts of up to [`MID_SQUARES`] squares take
-/// [`SMALL_UNIT_TARGET`]: counted from both ends they take a millisecond or two. (Cut by the
-/// search from the start, as logs of earlier versions are, below each unit the search from the
-/// far end started again, so fewer units were less work: 6x6 closed, 115 units against 488, 1.41
-/// against 1.60 ms of search on one thread. Cut by the search from both ends,
-/// [`Plan::pair_units`], its 84 units took the same time as 20 or 1,092.)
+/// of two versions whose cuts differ are refused by `knights merge`). Closed counts of up to
+/// [`MID_SQUARES`] squares take [`SMALL_UNIT_TARGET`]: counted from both ends they take a
+/// millisecond or two. (Cut by the search from the start, as logs of earlier versions are,
+/// below each unit the search from the far end started again, so fewer units were less work:
+/// 6x6 closed, 115 units against 488, 1.41 against 1.60 ms of search on one thread. Cut by the
+/// search from both ends, [`Plan::pair_units`], its 84 units took the same time as 20 or 1,092.)
 #[must_use]
 pub const fn unit_target(board: Board, closed: bool) -> usize {
     if board.squares() <= SMALL_SQUARES || (closed && board.squares() <= MID_SQUARES) {

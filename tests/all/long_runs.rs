@@ -112,18 +112,23 @@ fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// The DFS counting 5x8 open tours on one thread with the checkpoint `ck`.
-fn dfs_5x8_with(ck: &Path) -> [&str; 8] {
+/// A count of 5x8 open tours on one thread with the checkpoint `ck`, and `option` `value`.
+fn one_thread_5x8<'a>(option: &'a str, value: &'a str, ck: &'a Path) -> [&'a str; 8] {
     [
         "count",
         "5x8",
-        "--engine",
-        "dfs",
+        option,
+        value,
         "--threads",
         "1",
         "--checkpoint",
         path_str(ck),
     ]
+}
+
+/// The DFS counting 5x8 open tours on one thread with the checkpoint `ck`.
+fn dfs_5x8_with(ck: &Path) -> [&str; 8] {
+    one_thread_5x8("--engine", "dfs", ck)
 }
 
 #[test]
@@ -1127,17 +1132,8 @@ fn the_memory_bound_holds_for_the_whole_process() {
 
 /// 5x8 open tours counted by the frontier engine as a grid of `grid` pieces on one thread (its
 /// shared left layer has many states, so every left part has some).
-fn grid_5x8<'a>(grid: &'a str, ck: &'a Path) -> Vec<&'a str> {
-    vec![
-        "count",
-        "5x8",
-        "--grid",
-        grid,
-        "--threads",
-        "1",
-        "--checkpoint",
-        path_str(ck),
-    ]
+fn grid_5x8<'a>(grid: &'a str, ck: &'a Path) -> [&'a str; 8] {
+    one_thread_5x8("--grid", grid, ck)
 }
 
 #[test]
