@@ -2,12 +2,11 @@
 //! program parses.
 
 use anyhow::Result;
-use clap::CommandFactory;
-use knights::cli::{Cli, CompletionsArgs};
+use knights::cli::{CompletionsArgs, definition};
 
 pub(crate) fn run(a: &CompletionsArgs) -> Result<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(a.shell, &mut Cli::command(), "knights", &mut script);
+    clap_complete::generate(a.shell, &mut definition(), "knights", &mut script);
     crate::emit(&String::from_utf8(script)?)?;
     Ok(0)
 }

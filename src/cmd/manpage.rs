@@ -2,8 +2,7 @@
 //! with the exit codes and the environment added.
 
 use anyhow::{Context, Result};
-use clap::CommandFactory;
-use knights::cli::{Cli, ManpageArgs};
+use knights::cli::{ManpageArgs, definition};
 
 /// The sections clap does not know: exit codes (`main`'s table) and the environment.
 const EXTRA: &str = r#".SH "EXIT STATUS"
@@ -29,7 +28,7 @@ Set to a non\-empty value, \fB\-\-color auto\fR (the default) does not colour th
 "#;
 
 pub(crate) fn run(a: &ManpageArgs) -> Result<u8> {
-    let cmd = Cli::command();
+    let cmd = definition();
     if let Some(dir) = &a.dir {
         // knights.1 and knights-tour.1, knights-count.1, ...: one page a subcommand
         std::fs::create_dir_all(dir)

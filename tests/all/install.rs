@@ -3,8 +3,7 @@
 //! asked or on a terminal, and `knights bench` end to end (one item, JSON, the chart).
 
 use super::cli::{knights, usage_error};
-use clap::CommandFactory;
-use knights::cli::Cli;
+use knights::cli::definition;
 use serde_json::Value;
 
 fn ok(args: &[&str]) -> String {
@@ -21,11 +20,32 @@ fn ok(args: &[&str]) -> String {
 
 /// The subcommands, from the definition itself (so a new one is covered without editing here).
 fn subcommands() -> Vec<String> {
-    Cli::command()
+    definition()
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .filter(|n| n != "help")
         .collect()
+}
+
+/// Each subcommand's help opens with the line `knights --help` lists it with (a subcommand's
+/// arguments are built when it runs, and a flattened group's doc comment once took the place
+/// of its description there).
+#[test]
+fn each_subcommand_s_help_opens_with_its_description() {
+    let top = ok(&["--help"]);
+    for sub in subcommands() {
+        let help = ok(&[&sub, "--help"]);
+        let first = help.lines().next().unwrap();
+        let listed = top
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix(sub.as_str()))
+            .map(str::trim)
+            .unwrap_or_default();
+        assert!(
+            !first.is_empty() && first == listed,
+            "{sub}: {first:?} vs {listed:?}"
+        );
+    }
 }
 
 #[test]
@@ -36,8 +56,14 @@ fn every_subcommand_has_help() {
         let help = ok(&[sub, "--help"]);
         assert!(help.contains("Usage: knights"), "{sub}: {help}");
         // the help names every option the definition has
-        let cmd = Cli::command();
+        let cmd = definition();
         let def = cmd.find_subcommand(sub).unwrap();
+        // (its own arguments and the global --color: a definition read before its deferred
+        // arguments are built has only the latter)
+        assert!(
+            def.get_arguments().count() >= 2,
+            "{sub}: arguments not built"
+        );
         for arg in def.get_arguments() {
             if let Some(long) = arg.get_long() {
                 assert!(

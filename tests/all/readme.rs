@@ -1,10 +1,9 @@
 //! The README names only subcommands and flags that exist: every `knights ...` command in its
 //! code blocks (but ```text blocks, which show output) and in its inline code (the commands'
 //! synopses too) is read, and each `--flag` and `-f` checked against the subcommand's clap
-//! definition, `knights::cli::Cli`.
+//! definition, `knights::cli::definition()`.
 
-use clap::CommandFactory;
-use knights::cli::Cli;
+use knights::cli::definition;
 
 const README: &str = include_str!("../../README.md");
 
@@ -56,7 +55,7 @@ fn commands(markdown: &str) -> Vec<String> {
 
 /// The problems of one command line: an unknown subcommand, or flags it does not have.
 fn problems(line: &str) -> Vec<String> {
-    let cli = Cli::command();
+    let cli = definition();
     let mut words = line.split_whitespace();
     let Some(sub) = words.next() else {
         return Vec::new();
