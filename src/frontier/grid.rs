@@ -216,8 +216,8 @@ impl<K: Key> Run<'_, K> {
     pub(crate) fn grid_cut(&self, grid: Grid) -> Result<Cut, RunError> {
         let cut = self.cut.ok_or_else(|| {
             Error::Invalid(format!(
-                "a grid of pieces needs a count that meets in the middle (symmetric, no --from/--to), and this count on {} does not",
-                self.req.board
+                "a grid of pieces needs a count that meets in the middle, and meeting in the middle needs {}",
+                super::no_meeting(&self.walk, self.rules.mirror, self.req.board)
             ))
         })?;
         if !(1..=MAX_PARTS).contains(&u64::from(grid.left_parts))
@@ -245,7 +245,7 @@ impl<K: Key> Run<'_, K> {
         base: usize,
     ) -> Result<Layer<K>, RunError> {
         self.walk_raw(start, steps, keep, base)
-            .map_err(|e| self.grid_stopped(e, base))
+            .map_err(|(e, at)| self.grid_stopped(e, at))
     }
 
     /// A grid walk stopped by the memory bound (at step `at`) or the stop flag, as an error.
@@ -256,7 +256,8 @@ impl<K: Key> Run<'_, K> {
         }
     }
 
-    /// [`Run::walk_plain`], stopped as the sweep stops.
+    /// [`Run::walk_plain`], stopped as the sweep stops, with the step of the stage it stopped
+    /// at (`base + i` for step `i`).
     ///
     /// Step `i` is shown in progress as layer `base + i + 1` of the stage.
     fn walk_raw(
@@ -265,7 +266,7 @@ impl<K: Key> Run<'_, K> {
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
         base: usize,
-    ) -> Result<Layer<K>, Stopped> {
+    ) -> Result<Layer<K>, (Stopped, usize)> {
         let mut layer: Option<Layer<K>> = None;
         for (i, step) in steps.iter().enumerate() {
             let from = layer.as_ref().unwrap_or(start);
@@ -273,7 +274,7 @@ impl<K: Key> Run<'_, K> {
                 Ok((next, _)) => next,
                 Err(e) => {
                     self.sweep.spare = None;
-                    return Err(e);
+                    return Err((e, base + i));
                 }
             };
             self.sweep.peak_states = self.sweep.peak_states.max(next.len());
@@ -325,6 +326,7 @@ impl<K: Key> Run<'_, K> {
             .select(&shared.left, expect, mine)
             .map_err(|e| self.grid_stopped(e, 0))?;
         let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
+        self.total = steps.len();
         self.walk_plain(&start, &steps, &|_, _| true, 0)
     }
 
@@ -344,6 +346,7 @@ impl<K: Key> Run<'_, K> {
         let steps = layout::steps::<K>(&self.walk, &plain, (cut.right - 1) * w, cut.right * w);
         let digit = |y: usize| u64::from(b) / 3u64.pow(y as u32) % 3;
         let keep = |y: usize, k: K| y >= digits as usize || has(k.get(0)) == digit(y);
+        self.total = steps.len();
         self.walk_plain(&shared.right, &steps, &keep, 0)
     }
 
@@ -675,6 +678,7 @@ impl<K: Key> Run<'_, K> {
                 .sweep
                 .select(layer, layer.len() / e + 1, mine)
                 .map_err(|err| self.grid_stopped(err, 0))?;
+            self.total = steps.len();
             sizes[n] = self.walk_plain(&start, &steps, &|_, _| true, 0)?.len();
         }
         Ok(Growth::of(every, sizes[0], sizes[1]))
@@ -852,8 +856,8 @@ impl<K: Key> Run<'_, K> {
         piece.crossing_seconds += tc.elapsed().as_secs_f64();
         let crossing = match walked {
             Ok(c) => c,
-            Err(Stopped::Memory(_)) => return Ok(false),
-            Err(e) => return Err(self.grid_stopped(e, j)),
+            Err((Stopped::Memory(_), _)) => return Ok(false),
+            Err((e, at)) => return Err(self.grid_stopped(e, at)),
         };
         piece.leaves += 1;
         piece.crossing_peak = piece
@@ -873,7 +877,7 @@ impl<K: Key> Run<'_, K> {
         if piece.leaves.is_power_of_two() && ctx.started.elapsed().as_secs_f64() >= SLOW_SECONDS {
             self.obs.info(&format!(
                 "piece {}: {} leaves done (this one {} right states after {j} steps: {} crossing states, {:.1} s)",
-                piece.index,
+                piece.index + 1,
                 piece.leaves,
                 ctx.states(lo, hi),
                 crossing.len(),

@@ -115,6 +115,21 @@ fn symmetric(spec: &CountSpec) -> bool {
     spec.from.is_none() && spec.to.is_none() && spec.symmetry
 }
 
+/// `$body` with `$K` the key type the walk's window needs: `u64` where its squares' slots fit
+/// one, `u128` beyond (a short side of 8 for the knight). Every entry point that makes a `Run`
+/// chooses so.
+macro_rules! keyed {
+    ($walk:expr, $K:ident => $body:expr) => {
+        if $walk.window() <= u64::SLOTS {
+            type $K = u64;
+            $body
+        } else {
+            type $K = u128;
+            $body
+        }
+    };
+}
+
 /// The forward walk's layer sizes at the end of each column, walked until a layer passes
 /// `max_states` states or the board ends: `(columns walked, states)`. Symmetric counts merge
 /// mirror images, as the count does.
@@ -129,11 +144,7 @@ pub fn profile(
     let walk = Walk::new(board, piece);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
-    if walk.window() <= u64::SLOTS {
-        Ok(Run::<u64>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states))
-    } else {
-        Ok(Run::<u128>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states))
-    }
+    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states)))
 }
 
 /// Limits for a walk run outside the driver: every thread of the pool, the default memory bound.
@@ -179,11 +190,7 @@ pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, Run
     let walk = Walk::new(board, piece);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
-    if walk.window() <= u64::SLOTS {
-        Ok(Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach())
-    } else {
-        Ok(Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach())
-    }
+    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach()))
 }
 
 /// Counts with a chosen method (for cross-checks and benchmarks), in one piece.
@@ -239,13 +246,10 @@ macro_rules! grid_run {
             ..quiet_limits()
         };
         let stop = AtomicBool::new(false);
-        if walk.window() <= u64::SLOTS {
-            let $run = Run::<u64>::new(req, &limits, walk, Method::Auto, &stop, $obs)?;
+        keyed!(walk, K => {
+            let $run = Run::<K>::new(req, &limits, walk, Method::Auto, &stop, $obs)?;
             $go
-        } else {
-            let $run = Run::<u128>::new(req, &limits, walk, Method::Auto, &stop, $obs)?;
-            $go
-        }
+        })
     }};
 }
 
@@ -430,11 +434,7 @@ fn run_method(
     crate::engine::set_huge_pages(true);
     let walk = Walk::new(req.board, req.piece);
     let (stop, obs) = (host.stop(), host.observer());
-    if walk.window() <= u64::SLOTS {
-        Run::<u64>::new(req, limits, walk, method, stop, obs)?.go(host)
-    } else {
-        Run::<u128>::new(req, limits, walk, method, stop, obs)?.go(host)
-    }
+    keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))
 }
 
 /// How a symmetric count is split for meeting in the middle.
@@ -465,6 +465,34 @@ fn cut_for(walk: &Walk, left: u32) -> Option<Cut> {
             cross: h,
         },
     )
+}
+
+/// Why a count cannot meet in the middle, as the end of "meeting in the middle needs ...": a
+/// symmetric count (mirror images are merged at the meeting), or a board long enough for two
+/// halves and the crossing between them.
+fn no_meeting(walk: &Walk, symmetric: bool, board: Board) -> String {
+    let (h, w) = (walk.reach.max(1), walk.w);
+    // the shortest long side with a left half of a column and a right half longer than the
+    // crossing, met at `(len - 1) / 2` as `cut_for` is asked
+    let fits = |len: u32| (len - 1) / 2 >= 1 && len - (len - 1) / 2 > h;
+    if !symmetric {
+        "a symmetric count (no --from, --to or --no-symmetry)".to_string()
+    } else if !fits(walk.len) {
+        let shortest = (walk.len..).find(|&n| fits(n)).unwrap_or(walk.len);
+        format!(
+            "a board of at least {shortest} columns along its long side, and {board} has {}",
+            walk.len
+        )
+    } else if h * w > MAX_BOUNDARY {
+        format!(
+            "a crossing of at most {MAX_BOUNDARY} squares, and the piece's crossing on {board} has {}",
+            h * w
+        )
+    } else {
+        format!(
+            "a crossing whose every square the piece reaches from the left half, and on {board} some it does not"
+        )
+    }
 }
 
 /// The cut `Method::Auto` meets at, for a symmetric count: the left half one column shorter
@@ -651,8 +679,8 @@ impl<'a, K: Key> Run<'a, K> {
                 let c = cut_for(&walk, left).filter(|_| symmetric);
                 if c.is_none() {
                     return Err(Error::Invalid(format!(
-                        "meeting in the middle needs a symmetric count (no --from/--to) and a board of at least {} columns along its long side",
-                        2 * walk.reach.max(1)
+                        "meeting in the middle needs {}",
+                        no_meeting(&walk, symmetric, req.board)
                     ))
                     .into());
                 }

@@ -1246,7 +1246,15 @@ fn bad_grids_are_refused_in_one_line() {
         ),
         (
             &["count", "6x6", "--grid", "2,1", "--from", "a1"],
-            "needs a count that meets in the middle",
+            "meeting in the middle needs a symmetric count (no --from",
+        ),
+        (
+            &["count", "5x5", "--piece", "3,0+2,2", "--grid", "2,1"],
+            "needs a board of at least 6 columns along its long side, and 5x5 has 5",
+        ),
+        (
+            &["count", "3x4", "--grid", "2,1"],
+            "the piece reaches from the left half, and on 3x4 some it does not",
         ),
         (&["count", "6x6", "--grid", "2,7"], "digits at most 6"),
     ] {
@@ -1258,6 +1266,49 @@ fn bad_grids_are_refused_in_one_line() {
             "{args:?}: {err}"
         );
     }
+}
+
+/// A grid count stopped by the memory bound names the layer it stopped at, of the stage it was
+/// in: bounds from 6 to 30 MiB stop 5x8's shared walks (30 layers) at several layers, and a
+/// piece's walks at a layer of their own stage (an error once named the stage's first layer
+/// whichever layer stopped, and the total of a stage walked before).
+#[test]
+fn a_grid_count_stopped_by_memory_names_the_layer() {
+    let re = |err: &str| -> Option<(u32, u32, bool)> {
+        let at = err.split(" at layer ").nth(1)?;
+        let mut words = at.split_whitespace();
+        let x = words.next()?.parse().ok()?;
+        let _of = words.next()?;
+        let y = words.next()?.parse().ok()?;
+        Some((x, y, words.next() == Some("in")))
+    };
+    let mut shared = std::collections::BTreeSet::new();
+    for mib in (6..=30).step_by(2) {
+        let bound = format!("{mib}M");
+        let out = knights()
+            .args([
+                "count",
+                "5x8",
+                "--grid",
+                "2,1",
+                "--force",
+                "--max-memory",
+                &bound,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let Some((x, y, in_piece)) = err.lines().last().and_then(re) else {
+            continue;
+        };
+        assert_eq!(out.status.code(), Some(2), "{bound}: {err}");
+        assert!((1..=y).contains(&x), "{bound}: {err}");
+        if !in_piece {
+            assert_eq!(y, 30, "{bound}: {err}");
+            shared.insert(x);
+        }
+    }
+    assert!(shared.len() >= 3, "layers named: {shared:?}");
 }
 
 #[test]
