@@ -99,11 +99,16 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
                 resume_command()
             ),
             Some(p) => eprintln!(
-                "knights: interrupted; '{}' holds {} of {} {}s; resume with: {}",
+                "knights: interrupted; '{}' holds {} of {} {}s{}; resume with: {}",
                 p.display(),
                 progress::group(outcome.units_done as u64),
                 progress::group(outcome.units_mine as u64),
                 outcome.piece_name(),
+                if knights::engine::beside(p, ".leaves").exists() {
+                    " (and the file beside it the finished leaves of the piece in progress)"
+                } else {
+                    ""
+                },
                 resume_command()
             ),
             None => eprintln!(

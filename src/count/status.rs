@@ -14,7 +14,7 @@ use super::checkpoint::{self, Loaded};
 use super::driver::piece_name;
 use super::report::{Report, json_int};
 use super::{Count, Engine};
-use crate::engine::{CountSpec, Recorded, Request, RunError};
+use crate::engine::{CountSpec, Recorded, Request, RunError, beside};
 use crate::error::Error;
 use crate::frontier::snapshot::{self, Header};
 use crate::human::{group, group_u64, human_duration, plural};
@@ -47,6 +47,9 @@ pub struct Status {
     pub stage: Option<Stage>,
     /// The work the pieces share, saved beside the log (`FILE.split`).
     pub split: Option<Stage>,
+    /// The finished leaves of a grid piece in progress (`FILE.leaves`): the piece (numbered
+    /// from 0) and how many.
+    pub leaves: Option<(u64, usize)>,
     /// When any of them was last written.
     pub written: Option<SystemTime>,
     pub holder: Holder,
@@ -55,12 +58,6 @@ pub struct Status {
     /// Pieces a second at the end of the log (from its records' times), when two or more have
     /// times.
     pub rate: Option<f64>,
-}
-
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// Reads the checkpoint at `path` and what lies beside it.
@@ -83,9 +80,18 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
     };
     let stage = stage_at(layers)?;
     let split = stage_at(split)?;
+    let leaves_path = beside(path, ".leaves");
+    let leaves = log
+        .as_ref()
+        .and_then(|l| crate::frontier::grid_leaves(&leaves_path, l.id.fingerprint))
+        .filter(|&(i, _)| {
+            log.as_ref()
+                .is_some_and(|l| !l.done.contains_key(&(i as usize)))
+        });
     let written = [Some(path), stage.as_ref().map(|s| s.path.as_path())]
         .into_iter()
         .chain([split.as_ref().map(|s| s.path.as_path())])
+        .chain([leaves.map(|_| leaves_path.as_path())])
         .flatten()
         .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
         .max();
@@ -100,6 +106,7 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         log,
         stage,
         split,
+        leaves,
         written,
         so_far,
         rate,
@@ -270,6 +277,14 @@ impl Status {
         if let Some(st) = &self.stage {
             s += &format!("in progress: {}\n", stage_text(&st.header));
         }
+        if let Some((i, n)) = self.leaves {
+            s += &format!(
+                "in progress: piece {}: {} lea{} of its prefix tree counted (saved beside the log)\n",
+                i + 1,
+                group_u64(n as u64),
+                if n == 1 { "f" } else { "ves" }
+            );
+        }
         if let Some(sp) = &self.split {
             let states: usize = sp.header.tables().iter().map(|t| t.1).sum();
             s += &format!(
@@ -326,6 +341,7 @@ impl Status {
             "file": self.path.display().to_string(),
             "stage": stage_json(&self.stage),
             "split": stage_json(&self.split),
+            "grid_leaves": self.leaves.map(|(i, n)| serde_json::json!({"piece": i + 1, "leaves": n})),
             "last_written": self.written.and_then(|w| w.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_secs()),
             "seconds_since_written": self.age(),
             "running": self.holder.running,

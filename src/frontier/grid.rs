@@ -32,6 +32,7 @@ use num_bigint::BigUint;
 
 use super::join::{self, Boundary, Prefixes, has, need};
 use super::layout::{self, Step};
+use super::leaves::LeafLog;
 use super::state::Key;
 use super::table::{Layer, Stopped};
 use super::{Cut, Run};
@@ -187,6 +188,8 @@ pub struct GridPiece {
     /// that ran out of memory and were split again.
     pub leaves: u32,
     pub retries: u32,
+    /// Leaves counted before the piece stopped, read from `FILE.leaves` (see [`LeafLog`]).
+    pub resumed: u32,
     /// States of the crossing's largest layer, and at its end (all ranges).
     pub crossing_peak: u64,
     pub crossing_end: u64,
@@ -364,6 +367,14 @@ impl<K: Key> Run<'_, K> {
         let (a, b) = grid.piece(i);
         let w = self.walk.w;
         self.sweep.peak_bytes = 0;
+        let resumed = self.leaves.begin(i)?;
+        if resumed > 0 {
+            self.obs.info(&format!(
+                "piece {}: {resumed} lea{} counted before it stopped, read back from beside the log; going on from there",
+                i + 1,
+                if resumed == 1 { "f" } else { "ves" }
+            ));
+        }
         let shared_bytes = shared.left.bytes() + shared.right.bytes();
         let mut left_seconds = 0.0;
         if cache.as_ref().is_none_or(|c| c.0 != a) {
@@ -392,6 +403,7 @@ impl<K: Key> Run<'_, K> {
             right_states: right.len(),
             leaves: 0,
             retries: 0,
+            resumed: 0,
             crossing_peak: 0,
             crossing_end: 0,
             table_bytes: 0,
@@ -456,18 +468,29 @@ impl<K: Key> Run<'_, K> {
                 .max_memory
                 .saturating_sub(kept + right.bytes() + index_bytes);
             self.sweep.peak_states = 0;
-            let head_owned;
-            let head = if d == 0 {
-                left
-            } else {
-                head_owned =
-                    self.walk_plain(left, &ctx.steps[..d], &|j, k| ctx.prefixes.admits(j, k), 0)?;
-                &head_owned
-            };
-            piece.crossing_peak = self.sweep.peak_states;
-            piece.crossing_seconds += tc.elapsed().as_secs_f64();
             let p = (0..d).fold(0u64, |p, y| p * 3 + u64::from(b) / 3u64.pow(y as u32) % 3);
-            self.grid_node(&ctx, &right, head, d, p, &mut piece)?;
+            if let Some(count) = self.leaves.get(d, p) {
+                // the whole piece was one leaf, counted before it stopped
+                piece.count += count;
+                piece.leaves += 1;
+                piece.resumed += 1;
+            } else {
+                let head_owned;
+                let head = if d == 0 {
+                    left
+                } else {
+                    head_owned = self.walk_plain(
+                        left,
+                        &ctx.steps[..d],
+                        &|j, k| ctx.prefixes.admits(j, k),
+                        0,
+                    )?;
+                    &head_owned
+                };
+                piece.crossing_peak = self.sweep.peak_states;
+                piece.crossing_seconds += tc.elapsed().as_secs_f64();
+                self.grid_node(&ctx, &right, head, d, p, &mut piece)?;
+            }
         }
         // (otherwise nothing to join on one side: the piece counts nothing)
         piece.table_bytes = self.sweep.peak_bytes + index_bytes + kept;
@@ -513,6 +536,12 @@ impl<K: Key> Run<'_, K> {
             ))
             .into());
         }
+        let fingerprint = self.grid_split(cut, grid.size()).fingerprint;
+        let path = self.limits.checkpoint.as_deref();
+        self.leaves = LeafLog::open(
+            path.map(|p| crate::engine::beside(p, ".leaves")),
+            fingerprint,
+        );
         let shared = self.grid_shared(cut)?;
         let mut cache = None;
         for &i in which {
@@ -535,12 +564,18 @@ const SAMPLE_STATES: u64 = 1 << 16;
 
 impl<K: Key> Run<'_, K> {
     /// A count cut as grid `size`, as an engine of the driver. Finished pieces go to the
-    /// driver one by one; a piece stopped midway is counted again from its start.
+    /// driver one by one, and the finished leaves of the piece in progress to `FILE.leaves`
+    /// (see [`LeafLog`]): a piece stopped midway goes on from its last finished leaf.
     pub(crate) fn grid_go(&mut self, size: GridSize, host: &dyn Host) -> Result<Ran, RunError> {
         let grid = Grid::of(size);
         let cut = self.grid_cut(grid)?;
         self.grid = Some(size);
         let split = self.grid_split(cut, size);
+        let path = self.limits.checkpoint.as_deref();
+        self.leaves = LeafLog::open(
+            path.map(|p| crate::engine::beside(p, ".leaves")),
+            split.fingerprint,
+        );
         // a resumed run learns its pieces first, and does nothing when none is left
         let mut todo = match host.recorded() {
             Some(_) => Some(host.start(&split)?),
@@ -607,6 +642,7 @@ impl<K: Key> Run<'_, K> {
             }
             host.done(i, p.count)?;
         }
+        self.leaves.clear();
         let how = format!(
             "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} ({} piece{}; {} crossing states here)",
             cut.left,
@@ -794,8 +830,10 @@ impl<K: Key> Run<'_, K> {
         if lo == hi || layer.len() == 0 {
             return Ok(());
         }
-        if layer.len() <= ctx.leaf_states || j == ctx.m {
-            match self.grid_leaf(ctx, right, layer, j, (lo, hi), piece)? {
+        // a node with a leaf below it counted before is split as that run split it
+        let resumed = self.leaves.below(j, p);
+        if !resumed && (layer.len() <= ctx.leaf_states || j == ctx.m) {
+            match self.grid_leaf(ctx, right, layer, (j, p), (lo, hi), piece)? {
                 true => return Ok(()),
                 false if j < ctx.m => piece.retries += 1,
                 false => {
@@ -807,6 +845,12 @@ impl<K: Key> Run<'_, K> {
             let q = p * 3 + c;
             let (clo, chi) = ctx.range(j + 1, q);
             if clo == chi {
+                continue;
+            }
+            if let Some(count) = self.leaves.get(j + 1, q) {
+                piece.count += count;
+                piece.leaves += 1;
+                piece.resumed += 1;
                 continue;
             }
             let tc = Instant::now();
@@ -821,14 +865,15 @@ impl<K: Key> Run<'_, K> {
         Ok(())
     }
 
-    /// A leaf of the prefix tree (see [`Run::grid_node`]): `false` when its walk passed the
-    /// memory bound (nothing counted).
+    /// A leaf of the prefix tree (see [`Run::grid_node`]), node `(j, p)`: `false` when its walk
+    /// passed the memory bound (nothing counted). Its count is recorded in the leaves file
+    /// before it is added to the piece's.
     fn grid_leaf(
         &mut self,
         ctx: &Tree<K>,
         right: &Layer<K>,
         layer: &Layer<K>,
-        j: usize,
+        (j, p): (usize, u64),
         (lo, hi): (usize, usize),
         piece: &mut GridPiece,
     ) -> Result<bool, RunError> {
@@ -865,7 +910,7 @@ impl<K: Key> Run<'_, K> {
             .max(self.sweep.peak_states.max(crossing.len()));
         piece.crossing_end += crossing.len();
         let tj = Instant::now();
-        piece.count += join::join(
+        let count = join::join(
             &crossing,
             &ctx.boundary,
             &index,
@@ -873,6 +918,8 @@ impl<K: Key> Run<'_, K> {
             self.stop,
         )
         .ok_or_else(|| self.grid_stopped(Stopped::Interrupted, j))?;
+        self.leaves.record(j, p, &count)?;
+        piece.count += count;
         piece.join_seconds += tj.elapsed().as_secs_f64();
         if piece.leaves.is_power_of_two() && ctx.started.elapsed().as_secs_f64() >= SLOW_SECONDS {
             self.obs.info(&format!(
@@ -891,6 +938,80 @@ impl<K: Key> Run<'_, K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A piece whose leaves file holds some of its leaves (as a piece stopped midway leaves it)
+    /// adds them and walks only the rest, to the same count, whatever leaf size either run had.
+    #[test]
+    fn a_piece_stopped_midway_goes_on_from_its_finished_leaves() {
+        use crate::engine::{CountSpec, Quiet, Request};
+        use crate::{Board, Piece};
+        let dir = tempfile::tempdir().unwrap();
+        let board: Board = "5x6".parse().unwrap();
+        let piece = Piece::default();
+        let spec = CountSpec {
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let req = Request {
+            board,
+            piece: &piece,
+            spec: &spec,
+        };
+        let limits = super::super::Limits {
+            checkpoint: Some(dir.path().join("run.ckpt")),
+            ..super::super::quiet_limits()
+        };
+        let leaves = dir.path().join("run.ckpt.leaves");
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let count = |leaf_states: u64, which: u64| {
+            let run = Run::<u64>::new(
+                req,
+                &limits,
+                super::super::Walk::new(board, &piece),
+                super::super::Method::Auto,
+                &stop,
+                &Quiet,
+            )
+            .unwrap();
+            let grid = Grid {
+                left_parts: 1,
+                digits: 1,
+                leaf_states,
+            };
+            let mut out = Vec::new();
+            run.grid(grid, &[which], &mut |p| out.push(p.clone()))
+                .unwrap();
+            out.pop().unwrap()
+        };
+        let mut checked = 0;
+        for which in 0..3 {
+            let whole = count(0, which);
+            let lines: Vec<String> = std::fs::read_to_string(&leaves)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            assert_eq!(lines.len() as u32, whole.leaves + 1, "piece {which}");
+            if whole.leaves < 4 {
+                continue;
+            }
+            // the header and every other leaf, as if the rest were still to come
+            for leaf_states in [0, 30, u64::MAX] {
+                let kept: Vec<&str> = std::iter::once(lines[0].as_str())
+                    .chain(lines[1..].iter().step_by(2).map(String::as_str))
+                    .collect();
+                std::fs::write(&leaves, kept.join("\n") + "\n").unwrap();
+                let again = count(leaf_states, which);
+                assert_eq!(
+                    again.count, whole.count,
+                    "piece {which}, leaves of {leaf_states}"
+                );
+                assert_eq!(again.resumed as usize, kept.len() - 1);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3, "no piece had leaves enough");
+    }
 
     #[test]
     fn a_grid_param_names_its_grid_and_no_meeting_param_names_one() {

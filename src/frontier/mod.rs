@@ -29,6 +29,7 @@ pub(crate) mod expand;
 mod grid;
 mod join;
 pub(crate) mod layout;
+mod leaves;
 mod pieces;
 pub mod snapshot;
 pub(crate) mod state;
@@ -45,7 +46,7 @@ use num_bigint::BigUint;
 use crate::board::Board;
 use crate::engine::{
     Count, CountEngine, CountSpec, GridSize, Host, LayerProgress, Limits, Observer, Peak, Quiet,
-    Ran, Recorded, Request, RunError, Split,
+    Ran, Recorded, Request, RunError, Split, beside,
 };
 use crate::error::Error;
 use crate::hash::Fnv;
@@ -269,6 +270,14 @@ pub fn count_grid(
 ) -> Result<(), RunError> {
     grid_run!(board, piece, spec, max_memory, obs, |run| run
         .grid(grid, which, report))
+}
+
+/// The grid piece whose finished leaves the file at `path` (`FILE.leaves` beside a checkpoint)
+/// holds for the run of `fingerprint`, and how many: `(piece, leaves)`, the piece numbered from
+/// 0. `None` where there is no such file or it is another run's.
+#[must_use]
+pub fn grid_leaves(path: &Path, fingerprint: u64) -> Option<(u64, usize)> {
+    leaves::LeafLog::open(Some(path.to_path_buf()), fingerprint).held()
 }
 
 /// The right half's states at the cut by prefix of `digits` boundary digits (as a grid cuts
@@ -564,13 +573,6 @@ impl Saver {
 /// What the right half's saved index adds to its split's name.
 const INDEX_SUFFIX: &str = ".index";
 
-/// A file beside the checkpoint log: `FILE` with `suffix` appended.
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
 /// One frontier count.
 struct Run<'a, K: Key> {
     req: Request<'a>,
@@ -603,6 +605,8 @@ struct Run<'a, K: Key> {
     sizes: Vec<(u32, u64)>,
     /// The grid the count is cut into, once it is.
     grid: Option<GridSize>,
+    /// The finished leaves of the grid piece in progress (`FILE.leaves`).
+    leaves: leaves::LeafLog,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -755,6 +759,7 @@ impl<'a, K: Key> Run<'a, K> {
             probe: false,
             sizes: Vec::new(),
             grid: None,
+            leaves: leaves::LeafLog::default(),
             _key: std::marker::PhantomData,
         })
     }

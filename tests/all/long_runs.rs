@@ -1268,6 +1268,74 @@ fn bad_grids_are_refused_in_one_line() {
     }
 }
 
+/// A grid piece stopped midway goes on from the leaves of its prefix tree that it finished,
+/// kept beside the log (`FILE.leaves`): here the last piece of a finished 5x8 run is taken out
+/// of its log and its one leaf written beside it, as a piece killed after its last leaf leaves
+/// them. `status` tells the leaf, the resumed count reads it instead of walking the piece
+/// again, and the file is gone once the count is done; a file of another run is not read.
+#[test]
+fn a_grid_piece_goes_on_from_its_finished_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("g.ckpt");
+    let leaves = dir.path().join("g.ckpt.leaves");
+    let run = || {
+        knights()
+            .args(["count", "5x8", "--grid", "2,1", "--checkpoint"])
+            .arg(&ck)
+            .output()
+            .unwrap()
+    };
+    // the headline: "5x8 open tours of the knight: D directed, U undirected"
+    let total = |out: &std::process::Output| -> String {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines().next().unwrap().to_string()
+    };
+    let whole = total(&run());
+    assert!(!leaves.exists());
+    let log = std::fs::read_to_string(&ck).unwrap();
+    let fingerprint = log
+        .lines()
+        .find_map(|l| l.strip_prefix("fingerprint "))
+        .unwrap()
+        .to_string();
+    // piece 5 of 2 parts x 3 prefixes: part 1, prefix 2; with one digit its leaf is (1, 2)
+    for (fp, read) in [(fingerprint.as_str(), true), ("00000000000000ff", false)] {
+        let kept: Vec<&str> = log.lines().filter(|l| !l.starts_with("5 ")).collect();
+        let count = log
+            .lines()
+            .find_map(|l| l.strip_prefix("5 "))
+            .and_then(|l| l.split(' ').next())
+            .unwrap();
+        std::fs::write(&ck, kept.join("\n") + "\n").unwrap();
+        std::fs::write(
+            &leaves,
+            format!("knights-grid-leaves-1 {fp} 5\n1 2 {count}\n"),
+        )
+        .unwrap();
+        let status = knights().arg("status").arg(&ck).output().unwrap();
+        let status = String::from_utf8_lossy(&status.stdout);
+        assert_eq!(
+            status.contains("in progress: piece 6: 1 leaf of its prefix tree counted"),
+            read,
+            "{status}"
+        );
+        let out = run();
+        assert_eq!(total(&out), whole);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.contains("piece 6: 1 leaf counted before it stopped"),
+            read,
+            "{err}"
+        );
+        assert!(!leaves.exists());
+    }
+}
+
 /// A grid count stopped by the memory bound names the layer it stopped at, of the stage it was
 /// in: bounds from 6 to 30 MiB stop 5x8's shared walks (30 layers) at several layers, and a
 /// piece's walks at a layer of their own stage (an error once named the stage's first layer
