@@ -15,8 +15,10 @@
 //! **A small first arena.** mimalloc reserves its memory in arenas, the first of 1 GiB; making
 //! one writes the header of each of its eighty bitmaps, a fresh page apiece for an arena that
 //! size (42 of the 280 page faults of `knights count 3x4`, a twentieth of its time). The process
-//! starts with arenas of the smallest size mimalloc makes, 32 MiB, whose bitmaps share four
-//! pages, and the first large allocation puts the reserve back (see [`SMALL_PAGES_FIRST`]).
+//! starts with the smallest reserve mimalloc takes, 32 MiB (it makes the first arena 64 MiB,
+//! with room for its own records), whose bitmaps share a few pages, and the first large
+//! allocation puts the reserve back (see [`SMALL_PAGES_FIRST`]). A program that never makes a
+//! large allocation keeps small arenas, which mimalloc doubles every eighth arena.
 //!
 //! **Freed memory is kept**, see [`keep_freed_memory`].
 
@@ -41,7 +43,7 @@ static HUGE: AtomicBool = AtomicBool::new(false);
 /// in KiB, of the next arena mimalloc reserves. The bindings name no constant for it.
 const ARENA_RESERVE: mi_option_t = 23;
 
-/// The smallest arena mimalloc makes (`MI_ARENA_MIN_SIZE`), in KiB.
+/// The smallest arena reserve mimalloc takes (`MI_ARENA_MIN_SIZE`), in KiB.
 const SMALL_ARENA: c_long = 32 << 10;
 
 /// The arena reserve to put back at the first large allocation: mimalloc's default or the

@@ -324,12 +324,12 @@ impl<K: Key> Run<'_, K> {
         let w = self.walk.w;
         let mine = |k: K| k.hash64() % u64::from(parts) == u64::from(a);
         let expect = shared.left.len() / u64::from(parts) + 1;
+        let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
+        self.total = steps.len();
         let start = self
             .sweep
             .select(&shared.left, expect, mine)
             .map_err(|e| self.grid_stopped(e, 0))?;
-        let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
-        self.total = steps.len();
         self.walk_plain(&start, &steps, &|_, _| true, 0)
     }
 
@@ -444,7 +444,9 @@ impl<K: Key> Run<'_, K> {
             let boundary = Boundary {
                 slots: (0..m as u32).rev().collect(),
             };
-            // which prefixes of the crossing some right state of this piece meets
+            // which prefixes of the crossing some right state of this piece meets (indexed as
+            // the crossing's stage begins: a memory stop here is told as its first layer)
+            self.total = m + 1;
             let index = self.right_index(&right, cut, &boundary, false)?;
             let prefixes = Prefixes::new(&index, m);
             index_bytes = index.bytes();
@@ -459,7 +461,6 @@ impl<K: Key> Run<'_, K> {
                 leaf_states: grid.leaf_states,
                 started: t,
             };
-            self.total = m + 1;
             // the crossing's first `digits` steps, whose squares' digits the prefix fixes
             let d = grid.digits as usize;
             let tc = Instant::now();
@@ -582,6 +583,7 @@ impl<K: Key> Run<'_, K> {
             None => None,
         };
         if todo.as_ref().is_some_and(Vec::is_empty) {
+            self.leaves.clear();
             return Ok(Ran::default());
         }
         let shared = match self.grid_shared(cut) {
@@ -603,6 +605,7 @@ impl<K: Key> Run<'_, K> {
             }
         };
         if todo.is_empty() {
+            self.leaves.clear();
             return Ok(Ran::default());
         }
         // pieces of one left part in a row share its walk to the cut
@@ -708,13 +711,13 @@ impl<K: Key> Run<'_, K> {
         let every = (layer.len() / SAMPLE_STATES).max(1);
         let steps = layout::steps::<K>(&self.walk, &self.rules, (cut.left - 1) * w, cut.left * w);
         let mut sizes = [0u64; 2];
+        self.total = steps.len();
         for (n, e) in [2 * every, every].into_iter().enumerate() {
             let mine = |k: K| (k.hash64() >> 40) % e == 0;
             let start = self
                 .sweep
                 .select(layer, layer.len() / e + 1, mine)
                 .map_err(|err| self.grid_stopped(err, 0))?;
-            self.total = steps.len();
             sizes[n] = self.walk_plain(&start, &steps, &|_, _| true, 0)?.len();
         }
         Ok(Growth::of(every, sizes[0], sizes[1]))
@@ -831,7 +834,7 @@ impl<K: Key> Run<'_, K> {
             return Ok(());
         }
         // a node with a leaf below it counted before is split as that run split it
-        let resumed = self.leaves.below(j, p);
+        let resumed = j < ctx.m && self.leaves.below(j, p);
         if !resumed && (layer.len() <= ctx.leaf_states || j == ctx.m) {
             match self.grid_leaf(ctx, right, layer, (j, p), (lo, hi), piece)? {
                 true => return Ok(()),

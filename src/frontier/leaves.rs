@@ -9,8 +9,8 @@
 //! sum is the piece's count whatever leaf size or memory bound either run had.
 //!
 //! The file holds one piece's leaves: a header naming the run (its fingerprint) and the piece,
-//! then a line `j p count` a leaf, appended and synced as each leaf is joined. A new piece
-//! starts the file again. A header of another run or piece, or a line torn by a crash, is not
+//! then a line `j p count` a leaf, appended and synced as each leaf is joined; the file is made
+//! with a piece's first leaf and removed when the next piece begins. A header of another run or piece, or a line torn by a crash, is not
 //! trusted: its leaves are counted again.
 
 use std::collections::BTreeMap;
@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use num_bigint::BigUint;
 
+use super::join::MAX_BOUNDARY;
 use crate::engine::RunError;
 use crate::error::Error;
 
@@ -70,9 +71,11 @@ impl LeafLog {
         for line in lines {
             let leaf = |line: &str| -> Option<((u32, u64), BigUint)> {
                 let mut w = line.split(' ');
-                let key = (w.next()?.parse().ok()?, w.next()?.parse().ok()?);
+                let (j, p): (u32, u64) = (w.next()?.parse().ok()?, w.next()?.parse().ok()?);
                 let count = w.next()?.parse().ok()?;
-                w.next().is_none().then_some((key, count))
+                // a node of a crossing of at most MAX_BOUNDARY squares, `j` digits
+                let node = j <= MAX_BOUNDARY && p < 3u64.pow(j);
+                (node && w.next().is_none()).then_some(((j, p), count))
             };
             // a damaged line ends what is trusted
             let Some((key, count)) = leaf(line) else {
@@ -88,34 +91,42 @@ impl LeafLog {
         self.piece.map(|i| (i, self.done.len()))
     }
 
-    /// Begins piece `i`: its recorded leaves are kept if the file holds this piece, the file
-    /// starts again for it otherwise. The number of leaves recorded before.
+    /// Begins piece `i`: the leaves recorded for it are kept where the file holds this piece
+    /// (and written again whole, without a line a crash may have torn), the file is removed
+    /// otherwise. The number of leaves recorded before.
     pub(crate) fn begin(&mut self, i: u64) -> Result<usize, RunError> {
+        self.file = None;
         if self.piece != Some(i) {
             self.done.clear();
         }
         self.piece = Some(i);
-        let Some(path) = &self.path else {
-            return Ok(0);
+        if let Some(path) = &self.path {
+            if self.done.is_empty() {
+                let _ = std::fs::remove_file(path);
+            } else {
+                self.rewrite()?;
+            }
+        }
+        Ok(self.done.len())
+    }
+
+    /// Writes the file whole (header and leaves) in place of the old one, atomically, and
+    /// opens it for appending.
+    fn rewrite(&mut self) -> Result<(), RunError> {
+        let (Some(path), Some(i)) = (&self.path, self.piece) else {
+            return Ok(());
         };
         let mut text = format!("{MAGIC} {:016x} {i}\n", self.fingerprint);
         for ((j, p), count) in &self.done {
             text.push_str(&format!("{j} {p} {count}\n"));
         }
-        // written whole to a new file and renamed over the old one, so that a crash leaves one
-        // or the other
-        let tmp = super::beside(path, ".tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|()| File::open(&tmp)?.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, path))
-            .map_err(|e| io_error(path, &e))?;
-        self.file = Some(
-            std::fs::OpenOptions::new()
-                .append(true)
-                .open(path)
-                .map_err(|e| io_error(path, &e))?,
-        );
-        Ok(self.done.len())
+        crate::store::replace_with(path, |f| f.write_all(text.as_bytes()))?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| io_error("open", path, &e))?;
+        self.file = Some(file);
+        Ok(())
     }
 
     /// The count of leaf `(j, p)` of the piece in progress, where it is recorded.
@@ -131,15 +142,21 @@ impl LeafLog {
             .any(|(&(k, q), _)| q / 3u64.pow(k - j as u32) == p)
     }
 
-    /// Records leaf `(j, p)` of the piece in progress: appended and synced before it is added
-    /// to the piece's count.
+    /// Records leaf `(j, p)` of the piece in progress: appended and synced (the file made with
+    /// its first leaf) before it is added to the piece's count.
     pub(crate) fn record(&mut self, j: usize, p: u64, count: &BigUint) -> Result<(), RunError> {
+        self.done.insert((j as u32, p), count.clone());
+        if self.path.is_none() {
+            return Ok(());
+        }
+        if self.file.is_none() {
+            return self.rewrite();
+        }
         if let (Some(file), Some(path)) = (&mut self.file, &self.path) {
             file.write_all(format!("{j} {p} {count}\n").as_bytes())
                 .and_then(|()| file.sync_data())
-                .map_err(|e| io_error(path, &e))?;
+                .map_err(|e| io_error("write", path, &e))?;
         }
-        self.done.insert((j as u32, p), count.clone());
         Ok(())
     }
 
@@ -152,9 +169,9 @@ impl LeafLog {
     }
 }
 
-fn io_error(path: &Path, e: &std::io::Error) -> RunError {
+fn io_error(action: &str, path: &Path, e: &std::io::Error) -> RunError {
     Error::Invalid(format!(
-        "cannot write the grid's leaves to '{}': {e}",
+        "cannot {action} the grid's leaves file '{}': {e}",
         path.display()
     ))
     .into()
@@ -185,8 +202,10 @@ mod tests {
         // another run's file, a damaged header, a damaged line
         assert!(log_of(&text, 0xac).done.is_empty());
         assert!(log_of("knights 1 2\n2 5 1\n", 0xab).piece.is_none());
-        let damaged = format!("{MAGIC} 00000000000000ab 7\n2 5 100\n2 x 1\n3 16 42\n");
-        assert_eq!(log_of(&damaged, 0xab).done.len(), 1);
+        for bad in ["2 x 1", "2 9 1", "99 0 1", "2 5 1 1"] {
+            let damaged = format!("{MAGIC} 00000000000000ab 7\n2 5 100\n{bad}\n3 16 42\n");
+            assert_eq!(log_of(&damaged, 0xab).done.len(), 1, "{bad}");
+        }
     }
 
     #[test]
@@ -210,6 +229,8 @@ mod tests {
         let path = dir.path().join("run.ckpt.leaves");
         let mut log = LeafLog::open(Some(path.clone()), 0x5eed);
         assert_eq!(log.begin(4).unwrap(), 0);
+        // made with the piece's first leaf
+        assert!(!path.exists());
         log.record(2, 1, &BigUint::from(10u32)).unwrap();
         log.record(2, 2, &BigUint::from(u128::MAX)).unwrap();
         drop(log);
@@ -219,7 +240,12 @@ mod tests {
         // another piece's begin starts the file again
         let mut other = LeafLog::open(Some(path.clone()), 0x5eed);
         assert_eq!(other.begin(5).unwrap(), 0);
-        assert_eq!(LeafLog::open(Some(path.clone()), 0x5eed).done.len(), 0);
+        assert!(!path.exists());
+        other.record(3, 0, &BigUint::from(1u32)).unwrap();
+        assert_eq!(
+            LeafLog::open(Some(path.clone()), 0x5eed).held(),
+            Some((5, 1))
+        );
         other.clear();
         assert!(!path.exists());
     }
