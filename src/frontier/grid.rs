@@ -245,9 +245,9 @@ impl<K: Key> Run<'_, K> {
         start: &Layer<K>,
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
-        base: usize,
+        at: (&'static str, usize),
     ) -> Result<Layer<K>, RunError> {
-        self.walk_raw(start, steps, keep, base)
+        self.walk_raw(start, steps, keep, at)
             .map_err(|(e, at)| self.grid_stopped(e, at))
     }
 
@@ -262,13 +262,14 @@ impl<K: Key> Run<'_, K> {
     /// [`Run::walk_plain`], stopped as the sweep stops, with the step of the stage it stopped
     /// at (`base + i` for step `i`).
     ///
-    /// Step `i` is shown in progress as layer `base + i + 1` of the stage.
+    /// Step `i` is shown in progress as layer `base + i + 1` of the stage, in `phase` (the
+    /// left half, the right half, a left part, the crossing ...).
     fn walk_raw(
         &mut self,
         start: &Layer<K>,
         steps: &[Step<K>],
         keep: &(dyn Fn(usize, K) -> bool + Sync),
-        base: usize,
+        (phase, base): (&'static str, usize),
     ) -> Result<Layer<K>, (Stopped, usize)> {
         let mut layer: Option<Layer<K>> = None;
         for (i, step) in steps.iter().enumerate() {
@@ -281,11 +282,6 @@ impl<K: Key> Run<'_, K> {
                 }
             };
             self.sweep.peak_states = self.sweep.peak_states.max(next.len());
-            let phase = if self.piece.is_some() {
-                "crossing"
-            } else {
-                "forward"
-            };
             self.progress(base + i + 1, &next, phase);
             if let Some(old) = layer.replace(next) {
                 self.sweep.recycle(old);
@@ -303,12 +299,12 @@ impl<K: Key> Run<'_, K> {
         let all = |_: usize, _: K| true;
         let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, (cut.left - 1) * w);
         self.total = ((cut.left + cut.right - 2) * w) as usize;
-        let left = self.walk_plain(&start(), &fwd, &all, 0)?;
+        let left = self.walk_plain(&start(), &fwd, &all, ("left half", 0))?;
         let mut plain = self.rules.clone();
         plain.mirror = false;
         let base = fwd.len();
         let fwd = layout::steps::<K>(&self.walk, &plain, 0, (cut.right - 1) * w);
-        let right = self.walk_plain(&start(), &fwd, &all, base)?;
+        let right = self.walk_plain(&start(), &fwd, &all, ("right half", base))?;
         Ok(GridShared { left, right })
     }
 
@@ -330,7 +326,7 @@ impl<K: Key> Run<'_, K> {
             .sweep
             .select(&shared.left, expect, mine)
             .map_err(|e| self.grid_stopped(e, 0))?;
-        self.walk_plain(&start, &steps, &|_, _| true, 0)
+        self.walk_plain(&start, &steps, &|_, _| true, ("left part", 0))
     }
 
     /// The right half's states whose first `digits` boundary squares offer prefix `b`: its
@@ -350,7 +346,7 @@ impl<K: Key> Run<'_, K> {
         let digit = |y: usize| u64::from(b) / 3u64.pow(y as u32) % 3;
         let keep = |y: usize, k: K| y >= digits as usize || has(k.get(0)) == digit(y);
         self.total = steps.len();
-        self.walk_plain(&shared.right, &steps, &keep, 0)
+        self.walk_plain(&shared.right, &steps, &keep, ("right prefix", 0))
     }
 
     /// Counts grid piece `i`, with the left part of the piece before (`cache`) when it is the
@@ -484,7 +480,7 @@ impl<K: Key> Run<'_, K> {
                         left,
                         &ctx.steps[..d],
                         &|j, k| ctx.prefixes.admits(j, k),
-                        0,
+                        ("crossing", 0),
                     )?;
                     &head_owned
                 };
@@ -718,7 +714,9 @@ impl<K: Key> Run<'_, K> {
                 .sweep
                 .select(layer, layer.len() / e + 1, mine)
                 .map_err(|err| self.grid_stopped(err, 0))?;
-            sizes[n] = self.walk_plain(&start, &steps, &|_, _| true, 0)?.len();
+            sizes[n] = self
+                .walk_plain(&start, &steps, &|_, _| true, ("left sample", 0))?
+                .len();
         }
         Ok(Growth::of(every, sizes[0], sizes[1]))
     }
@@ -860,7 +858,7 @@ impl<K: Key> Run<'_, K> {
             // (a state of another digit would be dropped by the leaf's own prefix test and
             // join nothing: filtering here keeps each child to its third)
             let keep = |_: usize, k: K| ctx.prefixes.admits(j, k) && need(k.get(0)) == c;
-            let child = self.walk_plain(layer, &ctx.steps[j..=j], &keep, j)?;
+            let child = self.walk_plain(layer, &ctx.steps[j..=j], &keep, ("crossing", j))?;
             piece.crossing_peak = piece.crossing_peak.max(child.len());
             piece.crossing_seconds += tc.elapsed().as_secs_f64();
             self.grid_node(ctx, right, &child, j + 1, q, piece)?;
@@ -900,7 +898,8 @@ impl<K: Key> Run<'_, K> {
         drop(sub);
         let prefixes = Prefixes::new(&index, ctx.m);
         let tc = Instant::now();
-        let walked = self.walk_raw(layer, &ctx.steps[j..], &|i, k| prefixes.admits(i + j, k), j);
+        let admits = |i: usize, k: K| prefixes.admits(i + j, k);
+        let walked = self.walk_raw(layer, &ctx.steps[j..], &admits, ("crossing", j));
         piece.crossing_seconds += tc.elapsed().as_secs_f64();
         let crossing = match walked {
             Ok(c) => c,
