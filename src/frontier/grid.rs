@@ -533,12 +533,7 @@ impl<K: Key> Run<'_, K> {
             ))
             .into());
         }
-        let fingerprint = self.grid_split(cut, grid.size()).fingerprint;
-        let path = self.limits.checkpoint.as_deref();
-        self.leaves = LeafLog::open(
-            path.map(|p| crate::engine::beside(p, ".leaves")),
-            fingerprint,
-        );
+        self.open_leaves(self.grid_split(cut, grid.size()).fingerprint);
         let shared = self.grid_shared(cut)?;
         let mut cache = None;
         for &i in which {
@@ -568,11 +563,7 @@ impl<K: Key> Run<'_, K> {
         let cut = self.grid_cut(grid)?;
         self.grid = Some(size);
         let split = self.grid_split(cut, size);
-        let path = self.limits.checkpoint.as_deref();
-        self.leaves = LeafLog::open(
-            path.map(|p| crate::engine::beside(p, ".leaves")),
-            split.fingerprint,
-        );
+        self.open_leaves(split.fingerprint);
         // a resumed run learns its pieces first, and does nothing when none is left
         let mut todo = match host.recorded() {
             Some(_) => Some(host.start(&split)?),
@@ -658,6 +649,16 @@ impl<K: Key> Run<'_, K> {
             how: Some(how),
             peak: Some(self.peak()),
         })
+    }
+
+    /// Opens the leaves file beside the checkpoint (`FILE.leaves`, none without one) for the
+    /// grid whose cut has `fingerprint`.
+    fn open_leaves(&mut self, fingerprint: u64) {
+        let path = self.limits.checkpoint.as_deref();
+        self.leaves = LeafLog::open(
+            path.map(|p| crate::engine::beside(p, ".leaves")),
+            fingerprint,
+        );
     }
 
     /// A grid count stopped by `e`: interrupted (the finished pieces are with the driver) when
