@@ -10,8 +10,9 @@
 //!
 //! The file holds one piece's leaves: a header naming the run (its fingerprint) and the piece,
 //! then a line `j p count` a leaf, appended and synced as each leaf is joined; the file is made
-//! with a piece's first leaf and removed when the next piece begins. A header of another run or piece, or a line torn by a crash, is not
-//! trusted: its leaves are counted again.
+//! with a piece's first leaf and removed when the next piece begins. A header of another run or
+//! piece is not trusted, nor a line torn by a crash or naming no node, nor any line after it:
+//! their leaves are counted again.
 
 use std::collections::BTreeMap;
 use std::fs::File;
