@@ -676,17 +676,29 @@ impl<'a, K: Key> Run<'a, K> {
         let cut = match method {
             Method::Sweep => None,
             Method::Meet | Method::MeetAt(_) => {
-                let left = match method {
-                    Method::MeetAt(c) => c,
-                    _ => (walk.len - 1) / 2,
+                let (left, asked) = match method {
+                    Method::MeetAt(c) => (c, true),
+                    _ => ((walk.len - 1) / 2, false),
                 };
                 let c = cut_for(&walk, left).filter(|_| symmetric);
                 if c.is_none() {
-                    return Err(Error::Invalid(format!(
-                        "meeting in the middle needs {}",
-                        no_meeting(&walk, symmetric, req.board)
-                    ))
-                    .into());
+                    let h = walk.reach.max(1);
+                    let why = if asked
+                        && symmetric
+                        && !(left >= 1 && walk.len - left.min(walk.len) > h)
+                    {
+                        // a cut asked for, not the middle `no_meeting` reasons about
+                        format!(
+                            "meeting after {left} columns needs a left half of at least one column and a right half of more than {h}, and {} has {} columns",
+                            req.board, walk.len
+                        )
+                    } else {
+                        format!(
+                            "meeting in the middle needs {}",
+                            no_meeting(&walk, symmetric, req.board)
+                        )
+                    };
+                    return Err(Error::Invalid(why).into());
                 }
                 c
             }

@@ -499,6 +499,32 @@ fn frontier_meets_at_every_cut() {
     assert!(cuts > 100, "only {cuts} cuts tried");
 }
 
+/// A cut that cannot meet says why: a cut asked for outside the board's columns names the cut,
+/// a count with a fixed start the symmetry it needs.
+#[test]
+fn a_meeting_that_cannot_be_says_why() {
+    let k = Piece::knight();
+    let b: Board = "5x6".parse().unwrap();
+    let why = |method, spec: &CountSpec| {
+        frontier::count(b, &k, spec, method)
+            .unwrap_err()
+            .to_string()
+    };
+    for c in [0, 5, 6, 9] {
+        let e = why(frontier::Method::MeetAt(c), &spec(false));
+        assert!(
+            e.contains(&format!("meeting after {c} columns needs")),
+            "{c}: {e}"
+        );
+    }
+    let from = CountSpec {
+        from: Some(b.square(0)),
+        ..spec(false)
+    };
+    let e = why(frontier::Method::Meet, &from);
+    assert!(e.contains("needs a symmetric count"), "{e}");
+}
+
 /// Start and end squares against the DFS: every `--from` and `--to`, and every pair, on small
 /// boards; on 6x6 (a second or so a count) a corner, an edge and a middle square.
 #[test]
