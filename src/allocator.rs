@@ -100,10 +100,10 @@ unsafe impl GlobalAlloc for Allocator {
 
 /// Switches huge pages off and makes mimalloc's first arena small before anything in the process
 /// allocates: a constructor that the loader runs ahead of mimalloc's own (priority 101) and of
-/// `main`. Switched off in `main`, the
-/// first regions mimalloc had handed out before it (to the runtime's start-up, to clap) were
-/// already backed by huge pages: two or three faults of 2 MiB, each as slow to fill as 120 small
-/// pages, a quarter of `knights --version`'s time and a tenth of `knights count 6x6 --closed`'s.
+/// `main`. Switched off in `main`, the first regions mimalloc had handed out before it (to the
+/// runtime's start-up, to clap) were already backed by huge pages: two or three faults of 2 MiB,
+/// each as slow to fill as 120 small pages, a quarter of `knights --version`'s time and a tenth
+/// of `knights count 6x6 --closed`'s.
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array.00100")]

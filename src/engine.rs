@@ -169,15 +169,6 @@ pub fn set_huge_pages(on: bool) {
     let _ = on;
 }
 
-/// A file a count keeps beside its checkpoint log: `FILE` with `suffix` appended
-/// (`FILE.layers`, `FILE.split`, `FILE.leaves`, ...).
-#[must_use]
-pub fn beside(path: &std::path::Path, suffix: &str) -> std::path::PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    std::path::PathBuf::from(name)
-}
-
 /// The process's resident memory in bytes, where the system says (`/proc/self/statm`): checked
 /// against `--max-memory` before each allocation of an engine's tables, so that the bound holds
 /// for the whole process (the tables, the layers kept beside them, buffers and the memory the

@@ -72,18 +72,28 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> 
 /// Tells temporary files of one process apart.
 static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
 
+/// A file kept beside a checkpoint log (or any file): `FILE` with `suffix` appended
+/// (`FILE.lock`, `FILE.layers`, `FILE.split`, `FILE.leaves`, a temporary `FILE.tmp...`).
+#[must_use]
+pub fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// A temporary name beside `path` that no other writer uses: the process id and a serial number
 /// (`FILE.tmp.PID.N`), created new so that even a stale file of that name is never reused.
 fn temp_beside(path: &Path) -> Result<(PathBuf, File), io::Error> {
     loop {
-        let mut name = path.as_os_str().to_owned();
-        name.push(format!(
-            ".tmp.{}.{}",
-            std::process::id(),
-            // Relaxed: only uniqueness matters, and the increment is atomic
-            TEMP_SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = PathBuf::from(name);
+        let tmp = beside(
+            path,
+            &format!(
+                ".tmp.{}.{}",
+                std::process::id(),
+                // Relaxed: only uniqueness matters, and the increment is atomic
+                TEMP_SERIAL.fetch_add(1, Ordering::Relaxed)
+            ),
+        );
         match OpenOptions::new().write(true).create_new(true).open(&tmp) {
             Ok(f) => return Ok((tmp, f)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -142,9 +152,7 @@ impl CheckpointLock {
     /// there must be a regular file).
     pub fn acquire(checkpoint: &Path) -> Result<CheckpointLock, CheckpointError> {
         input::check_regular(checkpoint).map_err(|e| from_input(checkpoint, e))?;
-        let mut name = checkpoint.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
+        let path = beside(checkpoint, ".lock");
         // errors name the checkpoint the user gave; the action names the lock file's part
         let io = |action, source| CheckpointError::Io {
             action,
@@ -214,9 +222,7 @@ impl TurnLock {
     ) -> Result<Option<TurnLock>, CheckpointError> {
         // a device, pipe or folder is refused before anything is created beside it
         input::check_regular(path).map_err(|e| from_input(path, e))?;
-        let mut name = path.as_os_str().to_owned();
-        name.push(".lock");
-        let lock = PathBuf::from(name);
+        let lock = beside(path, ".lock");
         let io = |action, source| CheckpointError::Io {
             action,
             path: path.into(),

@@ -104,7 +104,7 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
                 progress::group(outcome.units_done as u64),
                 progress::group(outcome.units_mine as u64),
                 outcome.piece_name(),
-                if knights::engine::beside(p, ".leaves").exists() {
+                if knights::store::beside(p, ".leaves").exists() {
                     " (and the file beside it holds the finished leaves of the piece in progress)"
                 } else {
                     ""

@@ -14,12 +14,12 @@ use super::checkpoint::{self, Loaded};
 use super::driver::piece_name;
 use super::report::{Report, json_int};
 use super::{Count, Engine};
-use crate::engine::{CountSpec, Recorded, Request, RunError, beside};
+use crate::engine::{CountSpec, Recorded, Request, RunError};
 use crate::error::Error;
 use crate::frontier::snapshot::{self, Header};
 use crate::human::{group, group_u64, human_duration, plural};
 use crate::piece::Piece;
-use crate::store::CheckpointError;
+use crate::store::{CheckpointError, beside};
 
 /// A saved stage of a frontier count beside the log.
 #[derive(Clone, Debug)]
@@ -81,13 +81,11 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
     let stage = stage_at(layers)?;
     let split = stage_at(split)?;
     let leaves_path = beside(path, ".leaves");
-    let leaves = log
-        .as_ref()
-        .and_then(|l| crate::frontier::grid_leaves(&leaves_path, l.id.fingerprint))
-        .filter(|&(i, _)| {
-            log.as_ref()
-                .is_some_and(|l| !l.done.contains_key(&(i as usize)))
-        });
+    // (the leaves of a piece the log holds as done are stale: they are not in progress)
+    let leaves = log.as_ref().and_then(|l| {
+        crate::frontier::grid_leaves(&leaves_path, l.id.fingerprint)
+            .filter(|&(i, _)| !l.done.contains_key(&(i as usize)))
+    });
     let written = [Some(path), stage.as_ref().map(|s| s.path.as_path())]
         .into_iter()
         .chain([split.as_ref().map(|s| s.path.as_path())])

@@ -656,7 +656,7 @@ impl<K: Key> Run<'_, K> {
     fn open_leaves(&mut self, fingerprint: u64) {
         let path = self.limits.checkpoint.as_deref();
         self.leaves = LeafLog::open(
-            path.map(|p| crate::engine::beside(p, ".leaves")),
+            path.map(|p| crate::store::beside(p, ".leaves")),
             fingerprint,
         );
     }

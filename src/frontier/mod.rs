@@ -46,13 +46,13 @@ use num_bigint::BigUint;
 use crate::board::Board;
 use crate::engine::{
     Count, CountEngine, CountSpec, GridSize, Host, LayerProgress, Limits, Observer, Peak, Quiet,
-    Ran, Recorded, Request, RunError, Split, beside,
+    Ran, Recorded, Request, RunError, Split,
 };
 use crate::error::Error;
 use crate::hash::Fnv;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
-use crate::store::{CheckpointError, TurnLock};
+use crate::store::{CheckpointError, TurnLock, beside};
 
 pub(crate) use grid::grid_of_param;
 pub use grid::{Grid, GridPiece, LEAF_STATES, MAX_DIGITS, MAX_PARTS};
