@@ -1,7 +1,9 @@
 //! Times the frontier engine's methods on one board: `cargo run --release --example
-//! frontier_methods -- 6x6 [closed] [at=C ...] [pieces=N]` (every method, or meeting at the
-//! columns given; one piece, or N).
+//! frontier_methods -- 6x6 [closed] [at=C ...] [depth=D] [leaf=N]` (every method, or meeting
+//! at the columns given; the digit tree's pieces of depth D and leaves of N states, or the
+//! engine's own).
 use knights::count::CountSpec;
+use knights::engine::TreeSize;
 use knights::frontier::{self, Method};
 use knights::{Board, Piece};
 
@@ -14,7 +16,10 @@ fn main() {
             .filter_map(|a| a.strip_prefix(key)?.parse::<u32>().ok())
             .collect::<Vec<u32>>()
     };
-    let pieces = value("pieces=").first().map(|&n| n as usize).unwrap_or(1);
+    let tree = TreeSize {
+        depth: value("depth=").first().copied(),
+        leaf_states: value("leaf=").first().map(|&n| u64::from(n)),
+    };
     let spec = CountSpec {
         closed,
         symmetry: true,
@@ -33,9 +38,9 @@ fn main() {
     };
     for method in methods {
         let t = std::time::Instant::now();
-        match frontier::count_with(board, &Piece::knight(), &spec, method, Some(pieces)) {
+        match frontier::count_with(board, &Piece::knight(), &spec, method, tree) {
             Ok(c) => println!(
-                "{board} {} {method:?} in {pieces} piece(s): {} in {:.3} s, peak {:?}",
+                "{board} {} {method:?} ({tree:?}): {} in {:.3} s, peak {:?}",
                 if closed { "closed" } else { "open" },
                 c.directed,
                 t.elapsed().as_secs_f64(),

@@ -129,12 +129,14 @@ extern "C" fn small_pages_first() {
 /// giving it back to the system after a few milliseconds. A frontier count frees and takes
 /// gigabytes layer after layer; each time the system hands memory back it zeroes it first,
 /// which cost a sixth of the time of `knights count 7x7` (`results/frontier.md`). The memory
-/// kept is never more than the count's peak, which `--max-memory` bounds.
+/// is kept for ten minutes rather than for ever: what is freed is then marked for giving back,
+/// which a count near its `--max-memory` asks for at once (`knights::engine::fits`), so the
+/// memory kept never stops a count that the memory it uses would let go on.
 pub(crate) fn keep_freed_memory() {
     // `mi_option_purge_delay` in mimalloc.h (the same number in its versions 2 and 3); the
     // bindings name no constant for it
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    // SAFETY: sets one of the allocator's documented options to a documented value (-1: never
-    // purge); it takes effect at its next purge and is safe to call at any time.
-    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, -1) }
+    // SAFETY: sets one of the allocator's documented options to a documented value (a delay in
+    // milliseconds); it takes effect at its next purge and is safe to call at any time.
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 600_000) }
 }

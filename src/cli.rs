@@ -11,7 +11,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::bench::Suite;
 use crate::board::parse_square_unchecked;
 use crate::count::Shard;
-use crate::engine::GridSize;
 use crate::find::Strategy;
 use crate::heuristics::Heuristic;
 use crate::list::{Filter, Property};
@@ -210,18 +209,6 @@ pub struct CountArgs {
     /// figure it needed.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
-    /// Cut a frontier count that meets in the middle into N pieces, counted one after another,
-    /// each recorded in the checkpoint as it finishes (default: as many as --max-memory needs,
-    /// and at least one a shard). Give the same N to every shard of a run.
-    #[arg(long, value_name = "N", value_parser = parse_pieces, allow_hyphen_values = true)]
-    pub pieces: Option<usize>,
-    /// Cut a frontier count on both sides of the middle into a grid of PARTS x 3^DIGITS pieces
-    /// (e.g. 16,2: 144 pieces): the left half dealt into PARTS parts, the right half cut by the
-    /// edges of its first DIGITS boundary squares. For counts whose walk to the middle does not
-    /// fit the memory (8x8 open); never chosen by the engine itself. Give the same grid to every
-    /// shard of a run.
-    #[arg(long, value_name = "PARTS,DIGITS", value_parser = parse_grid, allow_hyphen_values = true, conflicts_with = "pieces")]
-    pub grid: Option<GridSize>,
     /// Keep the work every piece of a frontier count shares (the walk to the middle) in FILE, for
     /// all the shards of a run: the first shard to get there makes it, the others wait and read
     /// it (default: beside the checkpoint, for this process alone).
@@ -653,29 +640,6 @@ fn parse_moves(s: &str) -> Result<u64, String> {
 
 fn parse_burn_in(s: &str) -> Result<u64, String> {
     whole(s, "numbers of moves", 0, u64::MAX)
-}
-
-/// The most pieces a frontier count is cut into: a million pieces of the largest count this
-/// engine takes are seconds each; more only multiply the fixed costs.
-pub const MAX_PIECES: u64 = 1_000_000;
-
-fn parse_pieces(s: &str) -> Result<usize, String> {
-    whole(s, "numbers of pieces", 1, MAX_PIECES).map(|n| n as usize)
-}
-
-fn parse_grid(s: &str) -> Result<GridSize, String> {
-    let max_digits = u64::from(crate::frontier::MAX_DIGITS);
-    let max_parts = crate::frontier::MAX_PARTS;
-    let Some((parts, digits)) = s.split_once(',') else {
-        return Err(format!(
-            "'{}' is not a grid: give PARTS,DIGITS, e.g. 16,2 (parts 1 to {max_parts}, digits 0 to {max_digits})",
-            crate::error::clip(s)
-        ));
-    };
-    Ok(GridSize {
-        left_parts: whole(parts, "grid parts", 1, max_parts)? as u32,
-        digits: whole(digits, "grid digits", 0, max_digits)? as u32,
-    })
 }
 
 /// 1 to [`max_threads`](crate::count::driver::max_threads): past it, threads gain nothing and

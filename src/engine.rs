@@ -54,8 +54,6 @@ pub struct Limits {
     pub max_memory: u64,
     /// Start even when the engine's estimate says the count is out of reach.
     pub force: bool,
-    /// Pieces asked for (`--pieces`); `None` lets the engine choose from the memory bound.
-    pub pieces: Option<usize>,
     /// How many shards the run is split into (an engine cuts at least this many pieces where it
     /// can, so that every shard has work).
     pub shards: u32,
@@ -65,50 +63,20 @@ pub struct Limits {
     /// Where the work all of a run's pieces share is kept, for every shard of the run to read
     /// (the frontier engine's split); `None`: beside the checkpoint, for this process alone.
     pub split: Option<PathBuf>,
-    /// A grid cut asked for (`--grid`): the frontier engine cuts the count on both sides of
-    /// the middle (see `frontier::Grid`).
-    pub grid: Option<GridSize>,
+    /// How the frontier engine's digit tree is sized, where the caller sets it (tests and
+    /// measurements); the engine sizes it itself otherwise.
+    pub tree: TreeSize,
 }
 
-/// The size of a grid of pieces (`--grid PARTS,DIGITS`): the left half dealt into `left_parts`
-/// parts, the right half cut by the digits of its first `digits` boundary squares
-/// (`3^digits` prefixes); `left_parts * 3^digits` pieces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GridSize {
-    pub left_parts: u32,
-    pub digits: u32,
-}
-
-impl GridSize {
-    /// The number of pieces.
-    #[must_use]
-    pub fn pieces(&self) -> u64 {
-        u64::from(self.left_parts) * self.prefixes()
-    }
-
-    /// The number of right prefixes: `3^digits`.
-    #[must_use]
-    pub fn prefixes(&self) -> u64 {
-        3u64.pow(self.digits)
-    }
-
-    /// "a grid of L left parts by P right prefixes", as messages say it.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        format!(
-            "a grid of {} left part{} by {} right prefix{}",
-            self.left_parts,
-            crate::human::plural(u64::from(self.left_parts)),
-            self.prefixes(),
-            if self.prefixes() == 1 { "" } else { "es" }
-        )
-    }
-}
-
-impl std::fmt::Display for GridSize {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{},{}", self.left_parts, self.digits)
-    }
+/// The sizes of the frontier engine's digit tree (see `frontier::meet`), each chosen by the
+/// engine where it is `None`: from the shared tables and the shards for the pieces, from the
+/// memory bound for the leaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeSize {
+    /// The depth of the pieces: `3^depth` of them (at most the short side).
+    pub depth: Option<u32>,
+    /// The most states of a node walked to its end as one leaf (at least 1).
+    pub leaf_states: Option<u64>,
 }
 
 /// The processors this process may use (1 where that cannot be read), read once: the standard
@@ -208,7 +176,21 @@ pub fn needed(limit: u64, extra: u64) -> u64 {
 /// where the resident size cannot be read, or with no bound).
 #[must_use]
 pub fn fits(limit: u64, extra: u64) -> bool {
-    limit == u64::MAX || resident_bytes().is_none() || needed(limit, extra) <= limit
+    if limit == u64::MAX || resident_bytes().is_none() || needed(limit, extra) <= limit {
+        return true;
+    }
+    // memory freed and kept by the allocator for reuse is resident too: given back, and the
+    // size read again (see the binary's allocator)
+    give_back_freed_memory();
+    needed(limit, extra) <= limit
+}
+
+/// Asks mimalloc to give the memory it keeps, freed, back to the system now. Where mimalloc is
+/// not the allocator (a library user's program, the tests), it holds nothing and this costs
+/// nothing.
+pub fn give_back_freed_memory() {
+    // SAFETY: a collection of the allocator's own free lists; safe at any time from any thread
+    unsafe { libmimalloc_sys::mi_collect(true) }
 }
 
 /// How an engine cut a count: told to the driver once, before any piece is counted.

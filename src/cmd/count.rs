@@ -66,8 +66,6 @@ fn job_of(a: &CountArgs) -> Result<Job> {
     if let Some(m) = a.max_memory {
         job.max_memory = m;
     }
-    job.pieces = a.pieces;
-    job.grid = a.grid;
     job.split.clone_from(&a.split);
     Ok(job)
 }
@@ -88,11 +86,6 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
         0
     } else {
         match &job.checkpoint {
-            // a grid's shared walks are saved nowhere: its log starts with its pieces
-            Some(_) if outcome.units == 0 && job.grid.is_some() => eprintln!(
-                "knights: interrupted before the grid's pieces began; a grid run saves nothing before its pieces, so its shared walks start again with: {}",
-                resume_command()
-            ),
             Some(p) if outcome.units == 0 => eprintln!(
                 "knights: interrupted; '{}' and the files beside it hold the work done so far (the count was not yet cut into pieces); resume with: {}",
                 p.display(),

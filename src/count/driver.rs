@@ -22,7 +22,7 @@ use super::report::Report;
 use super::{Count, Engine, obstruction};
 use crate::board::Board;
 use crate::dfs::{Dfs, Plan};
-use crate::engine::{CountEngine, CountSpec, GridSize, Host, Limits, Recorded, Request, Split};
+use crate::engine::{CountEngine, CountSpec, Host, Limits, Recorded, Request, Split, TreeSize};
 use crate::error::Error;
 use crate::frontier::{self, Frontier};
 use crate::human::{group_u64, plural};
@@ -49,12 +49,11 @@ pub struct Job {
     pub force: bool,
     /// The most memory the frontier engine's tables may take, in bytes.
     pub max_memory: u64,
-    /// How many pieces the frontier engine cuts the count into (`None`: as the memory needs).
-    pub pieces: Option<usize>,
     /// Where the frontier engine keeps the work a run's pieces share, for all its shards.
     pub split: Option<PathBuf>,
-    /// A grid cut of the frontier engine (`None`: the engine's choice).
-    pub grid: Option<GridSize>,
+    /// How the frontier engine's digit tree is sized (every size the engine's own by
+    /// default; tests and measurements set them).
+    pub tree: TreeSize,
 }
 
 impl Job {
@@ -71,9 +70,8 @@ impl Job {
             shard: None,
             force: false,
             max_memory: default_max_memory(),
-            pieces: None,
             split: None,
-            grid: None,
+            tree: TreeSize::default(),
         }
     }
 
@@ -98,11 +96,10 @@ impl Job {
             threads: self.thread_count(),
             max_memory: self.max_memory,
             force: self.force,
-            pieces: self.pieces,
             shards: self.shard.map_or(1, |s| s.count),
             checkpoint: self.checkpoint.clone(),
             split: self.split.clone(),
-            grid: self.grid,
+            tree: self.tree,
         }
     }
 }
@@ -250,12 +247,6 @@ const CLEAR_MARGIN: f64 = 30.0;
 #[must_use]
 pub fn choose_for(job: &Job) -> Engine {
     let pick = choose(job.board, &job.piece, &job.spec);
-    // a cut of the frontier engine's asked for: that engine, where it takes the board
-    if (job.pieces.is_some() || job.grid.is_some())
-        && frontier::supports(job.board, &job.piece, &job.spec).is_ok()
-    {
-        return Engine::Frontier;
-    }
     let shards = job.shard.map_or(1, |s| s.count);
     if shards > 1
         && pick == Engine::Frontier
@@ -282,18 +273,6 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
         return Err(Error::Invalid(
             "--per-square counts open tours from every square; it cannot be combined with --closed, --from or --to".into(),
         ));
-    }
-    if job.grid.is_some() && engine != Engine::Frontier {
-        return Err(Error::Invalid(format!(
-            "--grid sets how the frontier engine cuts a count; the {} engine cuts its own (drop --grid, or use --engine frontier)",
-            engine.name()
-        )));
-    }
-    if job.pieces.is_some() && engine != Engine::Frontier {
-        return Err(Error::Invalid(format!(
-            "--pieces sets how the frontier engine cuts a count; the {} engine cuts its own (drop --pieces, or use --engine frontier)",
-            engine.name()
-        )));
     }
     match engine {
         Engine::Frontier => {
@@ -601,8 +580,17 @@ impl Host for Runner<'_> {
                     .ok()
                     .filter(|l| l.id.units != id.units || l.id.fingerprint != id.fingerprint)
                 {
+                    let frontier = self.engine == Engine::Frontier.name();
+                    let how = if frontier && frontier::depth_of_param(old.id.split).is_none() {
+                        "it was cut by an earlier version of knights, whose frontier engine cut counts otherwise: finish it with that version, or delete it to count again".to_string()
+                    } else if frontier {
+                        "resume it with the --shard K/N it was started with (the pieces are numbered for the number of shards), or give another file".to_string()
+                    } else {
+                        "resume it with the options it was started with, or give another file"
+                            .to_string()
+                    };
                     return Err(Error::Invalid(format!(
-                        "checkpoint '{}' is of this count cut into {} {}{} (fingerprint {:016x}), this run cuts it into {} (fingerprint {:016x}): resume it with the options it was started with ({} for the frontier engine), or give another file",
+                        "checkpoint '{}' is of this count cut into {} {}{} (fingerprint {:016x}), this run cuts it into {} (fingerprint {:016x}): {how}",
                         path.display(),
                         group_u64(old.id.units as u64),
                         piece_name(Engine::from_name(self.engine).unwrap_or(Engine::Dfs)),
@@ -610,10 +598,6 @@ impl Host for Runner<'_> {
                         old.id.fingerprint,
                         group_u64(id.units as u64),
                         id.fingerprint,
-                        match frontier::grid_of_param(old.id.split) {
-                            Some(g) => format!("--grid {g}"),
-                            None => format!("--pieces {}", old.id.units),
-                        }
                     ))
                     .into());
                 }

@@ -47,7 +47,7 @@ pub struct Status {
     pub stage: Option<Stage>,
     /// The work the pieces share, saved beside the log (`FILE.split`).
     pub split: Option<Stage>,
-    /// The finished leaves of a grid piece in progress (`FILE.leaves`): the piece (numbered
+    /// The finished leaves of a piece in progress (`FILE.leaves`): the piece (numbered
     /// from 0) and how many.
     pub leaves: Option<(u64, usize)>,
     /// When any of them was last written.
@@ -83,7 +83,7 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
     let leaves_path = beside(path, ".leaves");
     // (the leaves of a piece the log holds as done are stale: they are not in progress)
     let leaves = log.as_ref().and_then(|l| {
-        crate::frontier::grid_leaves(&leaves_path, l.id.fingerprint)
+        crate::frontier::piece_leaves(&leaves_path, l.id.fingerprint)
             .filter(|&(i, _)| !l.done.contains_key(&(i as usize)))
     });
     let written = [Some(path), stage.as_ref().map(|s| s.path.as_path())]
@@ -211,10 +211,11 @@ impl Status {
                 }
                 Err(_) => format!("{} tours of '{}'", l.id.board, l.id.piece),
             };
-            let grid = match crate::frontier::grid_of_param(l.id.split) {
-                Some(g) if engine == Engine::Frontier => {
-                    format!(" ({}: --grid {g})", g.describe())
-                }
+            let grid = match crate::frontier::depth_of_param(l.id.split) {
+                Some(d) if engine == Engine::Frontier => format!(
+                    " (a digit tree of the first {d} boundary square{})",
+                    plural(u64::from(d))
+                ),
                 _ => String::new(),
             };
             return format!(
@@ -339,6 +340,8 @@ impl Status {
             "file": self.path.display().to_string(),
             "stage": stage_json(&self.stage),
             "split": stage_json(&self.split),
+            "piece_leaves": self.leaves.map(|(i, n)| serde_json::json!({"piece": i + 1, "leaves": n})),
+            // the same, by the name an earlier version gave it
             "grid_leaves": self.leaves.map(|(i, n)| serde_json::json!({"piece": i + 1, "leaves": n})),
             "last_written": self.written.and_then(|w| w.duration_since(UNIX_EPOCH).ok()).map(|d| d.as_secs()),
             "seconds_since_written": self.age(),

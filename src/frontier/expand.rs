@@ -13,9 +13,26 @@ use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_termin
 /// left, and the squares ahead that have only one neighbour they can still use (for a closed tour
 /// any of those is fatal); a square ahead with no neighbour it can use.
 #[inline]
-pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, mut emit: impl FnMut(K)) -> u32 {
+pub(crate) fn expand<K: Key>(key: K, step: &Step<K>, closed: bool, emit: impl FnMut(K)) -> u32 {
+    expand_digit(key, step, closed, ANY, emit)
+}
+
+/// Any digit: see [`expand_digit`].
+pub(crate) const ANY: usize = 3;
+
+/// [`expand`] restricted to the choices that give the new square `digit` edges (an end of the
+/// path counting one; [`ANY`]: every choice): the digit a digit tree cuts by (see `tree.rs`),
+/// so that a node's children can be made one at a time without making the others.
+#[inline]
+pub(crate) fn expand_digit<K: Key>(
+    key: K,
+    step: &Step<K>,
+    closed: bool,
+    digit: usize,
+    mut emit: impl FnMut(K),
+) -> u32 {
     let mut done = 0;
-    expand_choices(key, step, closed, |next, _| match next {
+    choices(key, step, closed, digit, |next, _| match next {
         Some(k) => emit(k),
         None => done += 1,
     });
@@ -39,6 +56,18 @@ pub(crate) fn expand_choices<K: Key>(
     key: K,
     step: &Step<K>,
     closed: bool,
+    emit: impl FnMut(Option<K>, Choice),
+) {
+    choices(key, step, closed, ANY, emit);
+}
+
+/// [`expand_choices`] of the choices giving the new square `digit` edges ([`ANY`]: all).
+#[inline]
+fn choices<K: Key>(
+    key: K,
+    step: &Step<K>,
+    closed: bool,
+    digit: usize,
     mut emit: impl FnMut(Option<K>, Choice),
 ) {
     let k = key.shifted();
@@ -123,19 +152,35 @@ pub(crate) fn expand_choices<K: Key>(
         Role::Terminal => (false, true),
         Role::Boundary => (true, !closed),
     };
+    // the new square's digit is its edges, and one more for an end of the path
+    let (d0, d1, d2) = (
+        digit == ANY || digit == 0,
+        digit == ANY || digit == 1,
+        digit == ANY || digit == 2,
+    );
     if normal {
-        try_edges(&[], false);
+        if d0 {
+            try_edges(&[], false);
+        }
         for (i, &a) in usable.iter().enumerate() {
-            try_edges(&[a], false);
-            for &b in &usable[i + 1..] {
-                try_edges(&[a, b], false);
+            if d1 {
+                try_edges(&[a], false);
+            }
+            if d2 {
+                for &b in &usable[i + 1..] {
+                    try_edges(&[a, b], false);
+                }
             }
         }
     }
     if terminal {
-        try_edges(&[], true);
-        for &a in usable {
-            try_edges(&[a], true);
+        if d1 {
+            try_edges(&[], true);
+        }
+        if d2 {
+            for &a in usable {
+                try_edges(&[a], true);
+            }
         }
     }
 }

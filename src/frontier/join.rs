@@ -247,84 +247,6 @@ impl RightIndex {
             limbs,
         })
     }
-
-    /// The index as bytes, for a file ([`RightIndex::from_bytes`] reads it back): the count
-    /// of classes, rows and words a count, then each class (group, first row, end), each row
-    /// (its links and terminals) and the counts' words, all little-endian.
-    pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(
-            24 + self.classes.len() * 24 + self.states.len() * 12 + self.counts.len() * 8,
-        );
-        for n in [self.classes.len(), self.states.len(), self.limbs] {
-            out.extend_from_slice(&(n as u64).to_le_bytes());
-        }
-        let mut classes: Vec<_> = self.classes.iter().collect();
-        classes.sort_unstable();
-        for (&g, &(a, b)) in classes {
-            for v in [g, a as u64, b as u64] {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        for r in &self.states {
-            out.extend_from_slice(&r.mates.to_le_bytes());
-            out.extend_from_slice(&r.term.to_le_bytes());
-        }
-        for w in &self.counts {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
-        out
-    }
-
-    /// Reads an index written by [`RightIndex::to_bytes`]; `None` when the bytes are not one
-    /// (cut short, too long, or a class outside the rows).
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<RightIndex> {
-        let word = |at: usize| -> Option<u64> {
-            Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
-        };
-        let n = |at: usize| -> Option<usize> { usize::try_from(word(at)?).ok() };
-        let (classes_len, rows, limbs) = (n(0)?, n(8)?, n(16)?);
-        let rows_at = classes_len.checked_mul(24)?.checked_add(24)?;
-        let counts_at = rows.checked_mul(12)?.checked_add(rows_at)?;
-        let end = rows
-            .checked_mul(limbs)?
-            .checked_mul(8)?
-            .checked_add(counts_at)?;
-        if end != bytes.len() || limbs == 0 {
-            return None;
-        }
-        let mut classes = FxHashMap::default();
-        for c in 0..classes_len {
-            let at = 24 + c * 24;
-            let (g, a, b) = (word(at)?, n(at + 8)?, n(at + 16)?);
-            if a >= b || b > rows {
-                return None;
-            }
-            classes.insert(g, (a, b));
-        }
-        let states = bytes[rows_at..counts_at]
-            .par_chunks_exact(12)
-            .map(|r| Right {
-                mates: u64::from_le_bytes(r[..8].try_into().expect("8 bytes")),
-                term: u32::from_le_bytes(r[8..].try_into().expect("4 bytes")),
-            })
-            .collect();
-        let counts = bytes[counts_at..]
-            .par_chunks_exact(8)
-            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
-            .collect();
-        Some(RightIndex {
-            classes,
-            states,
-            counts,
-            limbs,
-        })
-    }
-
-    /// Bytes the index holds.
-    pub(crate) fn bytes(&self) -> u64 {
-        (self.states.len() * std::mem::size_of::<Right>() + self.counts.len() * 8) as u64
-            + self.classes.len() as u64 * 32
-    }
 }
 
 /// For each crossing step `i` (boundary squares `0..=i` walked, square `j` in slot `i - j`),
@@ -564,51 +486,6 @@ pub(crate) mod tests {
                 assert_eq!(i.counts, vec![2, 2]);
             }
         }
-    }
-
-    /// A small index: four right states over three boundary squares, one its own mirror image.
-    pub(crate) fn small_index() -> RightIndex {
-        let (mut mirror, same): (Vec<u8>, Vec<u8>) = ((0..16).collect(), (0..16).collect());
-        mirror.swap(0, 2);
-        let boundary = Boundary {
-            slots: vec![0, 1, 2],
-        };
-        let mut right = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 2 });
-        for (k, c) in [
-            (0u64.set(0, SAT).set(1, SAT), [4u64, 2]),
-            (0u64.set(1, SAT).set(2, SAT), [6, 0]),
-            (0u64.set(0, SAT).set(2, SAT), [10, 1 << 40]),
-            (0u64.set(0, TERM).set(1, TERM + 1).set(2, TERM + 1), [8, 8]),
-        ] {
-            right.insert(k, &c);
-        }
-        RightIndex::new(&right, &mirror, &same, 3, &boundary).expect("even counts")
-    }
-
-    #[test]
-    fn an_index_reads_back_from_its_bytes_and_refuses_other_bytes() {
-        let index = small_index();
-        let bytes = index.to_bytes();
-        let back = RightIndex::from_bytes(&bytes).expect("its own bytes");
-        assert_eq!(back.to_bytes(), bytes);
-        assert_eq!(
-            (back.classes.clone(), back.counts.clone(), back.limbs),
-            (index.classes.clone(), index.counts.clone(), index.limbs)
-        );
-        let rows = |i: &RightIndex| {
-            i.states
-                .iter()
-                .map(|r| (r.mates, r.term))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(rows(&back), rows(&index));
-        // cut short, one byte too many, a class past the rows
-        assert!(RightIndex::from_bytes(&bytes[..bytes.len() - 1]).is_none());
-        assert!(RightIndex::from_bytes(&[bytes.as_slice(), &[0]].concat()).is_none());
-        let mut bad = bytes.clone();
-        bad[24 + 16..24 + 24].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(RightIndex::from_bytes(&bad).is_none());
-        assert!(RightIndex::from_bytes(&[]).is_none());
     }
 
     #[test]

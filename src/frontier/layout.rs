@@ -72,6 +72,16 @@ impl Walk {
         }
     }
 
+    /// Whether no move stays within a column: a square's edges to the squares walked before it
+    /// then all come when it is added, so its digit is final at once (see `tree.rs`). The
+    /// knight's and most leapers' moves all change the column; a wazir's (0,1) do not.
+    pub(crate) fn column_free(&self) -> bool {
+        self.nb
+            .iter()
+            .enumerate()
+            .all(|(v, us)| us.iter().all(|&u| u / self.w != v as u32 / self.w))
+    }
+
     /// The walk number of a board square.
     pub(crate) fn number(&self, sq: Square) -> u32 {
         if self.along_rows {

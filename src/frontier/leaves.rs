@@ -26,7 +26,7 @@ use crate::engine::RunError;
 use crate::error::Error;
 
 /// The first word of the file's header.
-const MAGIC: &str = "knights-grid-leaves-1";
+const MAGIC: &str = "knights-tree-leaves-1";
 
 /// The recorded leaves of the piece in progress.
 #[derive(Debug, Default)]

@@ -26,15 +26,15 @@
 //! whole number of tours, and the pieces' counts add up to the total exactly.
 
 pub(crate) mod expand;
-mod grid;
 mod join;
 pub(crate) mod layout;
 mod leaves;
-mod pieces;
+mod meet;
 pub mod snapshot;
 pub(crate) mod state;
 mod sweep;
 mod table;
+mod tree;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,20 +45,18 @@ use num_bigint::BigUint;
 
 use crate::board::Board;
 use crate::engine::{
-    Count, CountEngine, CountSpec, GridSize, Host, LayerProgress, Limits, Observer, Peak, Quiet,
-    Ran, Recorded, Request, RunError, Split,
+    Count, CountEngine, CountSpec, Host, LayerProgress, Limits, Observer, Peak, Quiet, Ran,
+    Recorded, Request, RunError, Split, TreeSize,
 };
 use crate::error::Error;
 use crate::hash::Fnv;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
-use crate::store::{CheckpointError, TurnLock, beside};
+use crate::store::{CheckpointError, beside};
 
-pub(crate) use grid::grid_of_param;
-pub use grid::{Grid, GridPiece, LEAF_STATES, MAX_DIGITS, MAX_PARTS};
-use join::{Boundary, MAX_BOUNDARY, Prefixes, RightIndex};
+use join::{Boundary, MAX_BOUNDARY, RightIndex};
 use layout::{Rules, Step, Walk};
-use pieces::Assignment;
+pub(crate) use meet::depth_of_param;
 use snapshot::{RunName, Snapshot};
 use state::Key;
 use sweep::Sweep;
@@ -154,11 +152,10 @@ fn quiet_limits() -> Limits {
         threads: rayon::current_num_threads(),
         max_memory: u64::MAX,
         force: true,
-        pieces: None,
         shards: 1,
         checkpoint: None,
         split: None,
-        grid: None,
+        tree: TreeSize::default(),
     }
 }
 
@@ -173,12 +170,12 @@ pub struct Reach {
 /// States the reach probe walks to (about a second).
 const PROBE_STATES: u64 = 2_000_000;
 
-/// How much larger than the left half's table the crossing grows (35 to 38 times on 6x6 and
-/// 7x7 open, `results/frontier.md`).
-const CROSSING_GROWTH: f64 = 40.0;
-
 /// Time a state costs at a layer, on one thread, for the estimate (measured 0.1 to 0.3 µs).
 const SECONDS_PER_STATE: f64 = 3e-7;
+
+/// Time a state read by a step of the digit tree costs, on one thread (0.35 to 0.6 µs measured
+/// on 7x7 and 7x8 open and 8x8 closed, the joins included).
+const SECONDS_PER_READ: f64 = 5e-7;
 
 /// Estimates the largest layer of a frontier count from a probe: the real walk to about
 /// `PROBE_STATES` (2,000,000) states, then per column each growth ratio the square root of the last (the
@@ -201,22 +198,22 @@ pub fn count(
     spec: &CountSpec,
     method: Method,
 ) -> Result<Count, RunError> {
-    count_with(board, piece, spec, method, Some(1))
+    count_with(board, piece, spec, method, TreeSize::default())
 }
 
-/// Counts with a chosen method cut into `pieces` pieces (`None`: as many as the memory needs),
-/// every piece counted here one after another: the split count, for the tests to hold against
-/// the whole.
+/// Counts with a chosen method, a meeting in the middle cut by a digit tree of the sizes `tree`
+/// (the engine's own where `None`), every piece counted here one after another: the split
+/// count, for the tests to hold against the whole.
 pub fn count_with(
     board: Board,
     piece: &Piece,
     spec: &CountSpec,
     method: Method,
-    pieces: Option<usize>,
+    tree: TreeSize,
 ) -> Result<Count, RunError> {
     let req = Request { board, piece, spec };
     let limits = Limits {
-        pieces,
+        tree,
         force: false,
         max_memory: crate::engine::default_max_memory(),
         ..quiet_limits()
@@ -230,91 +227,12 @@ pub fn count_with(
     Ok(count)
 }
 
-/// The walk of a grid entry point (`count_grid`, `grid_right_sizes`): the request checked, a
-/// `Run` of the key width the board's window needs under `max_memory`, and `$go` on it.
-macro_rules! grid_run {
-    ($board:expr, $piece:expr, $spec:expr, $max_memory:expr, $obs:expr, |$run:ident| $go:expr) => {{
-        supports($board, $piece, $spec)?;
-        crate::engine::set_huge_pages(true);
-        let req = Request {
-            board: $board,
-            piece: $piece,
-            spec: $spec,
-        };
-        let walk = Walk::new($board, $piece);
-        let limits = Limits {
-            max_memory: $max_memory,
-            ..quiet_limits()
-        };
-        let stop = AtomicBool::new(false);
-        keyed!(walk, K => {
-            let $run = Run::<K>::new(req, &limits, walk, Method::Auto, &stop, $obs)?;
-            $go
-        })
-    }};
-}
-
-/// Counts the pieces `which` of a grid (see [`Grid`]) one after another, under `max_memory`,
-/// telling `report` each piece as it is done (the walks all pieces share are made first) and
-/// `obs` each stage of a piece.
-#[allow(clippy::too_many_arguments)]
-pub fn count_grid(
-    board: Board,
-    piece: &Piece,
-    spec: &CountSpec,
-    grid: Grid,
-    which: &[u64],
-    max_memory: u64,
-    obs: &dyn Observer,
-    report: &mut dyn FnMut(&GridPiece),
-) -> Result<(), RunError> {
-    grid_run!(board, piece, spec, max_memory, obs, |run| run
-        .grid(grid, which, report))
-}
-
-/// The grid piece whose finished leaves the file at `path` (`FILE.leaves` beside a checkpoint)
+/// The piece whose finished leaves the file at `path` (`FILE.leaves` beside a checkpoint)
 /// holds for the run of `fingerprint`, and how many: `(piece, leaves)`, the piece numbered from
 /// 0. `None` where there is no such file or it is another run's.
 #[must_use]
-pub fn grid_leaves(path: &Path, fingerprint: u64) -> Option<(u64, usize)> {
+pub fn piece_leaves(path: &Path, fingerprint: u64) -> Option<(u64, usize)> {
     leaves::LeafLog::open(Some(path.to_path_buf()), fingerprint).held()
-}
-
-/// The right half's states at the cut by prefix of `digits` boundary digits (as a grid cuts
-/// it), each prefix walked on its own: `(prefix, states, seconds)`, for measuring how even a
-/// grid's pieces are before counting any.
-pub fn grid_right_sizes(
-    board: Board,
-    piece: &Piece,
-    spec: &CountSpec,
-    digits: u32,
-    max_memory: u64,
-) -> Result<Vec<(u32, u64, f64)>, RunError> {
-    grid_run!(board, piece, spec, max_memory, &Quiet, |run| run
-        .grid_right_sizes(digits))
-}
-
-/// The undirected count by every piece of a grid, summed: for the tests to hold against the
-/// unsplit count.
-pub fn count_by_grid(
-    board: Board,
-    piece: &Piece,
-    spec: &CountSpec,
-    grid: Grid,
-) -> Result<BigUint, RunError> {
-    let which: Vec<u64> = (0..grid.pieces()).collect();
-    let mut total = BigUint::ZERO;
-    count_grid(
-        board,
-        piece,
-        spec,
-        grid,
-        &which,
-        crate::engine::default_max_memory(),
-        &Quiet,
-        &mut |p| total += &p.count,
-    )?;
-    Ok(total)
 }
 
 /// A host for a count run outside the driver: every piece, nothing recorded.
@@ -392,13 +310,6 @@ impl CountEngine for Frontier {
             (&t * 2u32, t)
         };
         let how = match auto_cut(&walk, symmetric(spec)) {
-            Some(c) if grid_of_param(cut.param).is_some() => format!(
-                "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in a grid of {} pieces",
-                c.left,
-                c.right,
-                c.cross,
-                group_u64(cut.pieces as u64)
-            ),
             Some(c) => format!(
                 "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{}, mirror images merged",
                 c.left,
@@ -439,8 +350,6 @@ fn run_method(
     host: &dyn Host,
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
-    // the tables grow large from small first layers: huge pages before any of them
-    crate::engine::set_huge_pages(true);
     let walk = Walk::new(req.board, req.piece);
     let (stop, obs) = (host.stop(), host.observer());
     keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))
@@ -505,24 +414,16 @@ fn no_meeting(walk: &Walk, symmetric: bool, board: Board) -> String {
 }
 
 /// The cut `Method::Auto` meets at, for a symmetric count: the left half one column shorter
-/// than the right on a board of even length (its crossing then starts from the smaller table:
-/// 6x8 open takes 4.4 s so and 21 s with equal halves), as long as the right on an odd length;
-/// but halves of equal length where the window is wider than a `u64` holds (a short side of 8
-/// for the knight). There the right half's table, which the join keeps with its index, is too
-/// large beside the walk that made it: 8x8 closed peaked at 16.7 GB resident meeting after
-/// three columns, and at 9.7 GB after four, with the crossing's second column cut into pieces
-/// (`results/eight.md`).
+/// than the right on a board of even length, as long as the right on an odd length. The
+/// crossing, whose squares never leave its window, reads some hundreds of states for each state
+/// it starts from, and the right half's last column some tens (see `meet.rs`), so the crossing
+/// starts from the smaller table: 8x8 closed read 690 million states so, against 1.2 billion
+/// meeting after four columns (6x8 open took 4.4 s against 21 s in the engine before the tree).
 fn auto_cut(walk: &Walk, symmetric: bool) -> Option<Cut> {
     if !symmetric {
         return None;
     }
-    let wide = walk.window() > u64::SLOTS;
-    let left = if wide && walk.len % 2 == 0 {
-        walk.len / 2
-    } else {
-        (walk.len - 1) / 2
-    };
-    cut_for(walk, left).or_else(|| cut_for(walk, (walk.len - 1) / 2))
+    cut_for(walk, (walk.len - 1) / 2)
 }
 
 /// Saves a checkpoint now and then: after a layer when the last save is at least
@@ -570,9 +471,6 @@ impl Saver {
     }
 }
 
-/// What the right half's saved index adds to its split's name.
-const INDEX_SUFFIX: &str = ".index";
-
 /// One frontier count.
 struct Run<'a, K: Key> {
     req: Request<'a>,
@@ -603,34 +501,19 @@ struct Run<'a, K: Key> {
     probe: bool,
     /// The forward walk's layer sizes at column ends: `(columns, states)`.
     sizes: Vec<(u32, u64)>,
-    /// The grid the count is cut into, once it is.
-    grid: Option<GridSize>,
+    /// States the forward walk's last column read for each state it started from (for the
+    /// projection of the pieces' time).
+    column_reads: f64,
     /// The finished leaves of the grid piece in progress (`FILE.leaves`).
     leaves: leaves::LeafLog,
     _key: std::marker::PhantomData<K>,
 }
 
 /// How a walk ended.
-enum Walked<K: Key> {
-    Done(Layer<K>, BigUint),
+enum Walked {
+    Done(BigUint),
     /// Stopped by the flag.
     Interrupted,
-}
-
-/// What the work all pieces share leaves: the right half's table, the crossing's layer after
-/// its first column (the split layer), and the rate the crossing went at (seconds a state, for
-/// projecting the pieces' time).
-struct Shared<K: Key> {
-    /// The right half's table: `None` when its index was read instead.
-    right: Option<Layer<K>>,
-    /// States of the right half's table.
-    right_len: u64,
-    first: Layer<K>,
-    rate: f64,
-    /// The right half's index: the one the crossing's first column was walked with when this
-    /// process made the split, or the one saved beside the split when it was read; `None`
-    /// when a split was read without a usable index (its pieces index the right half again).
-    index: Option<RightIndex>,
 }
 
 impl<'a, K: Key> Run<'a, K> {
@@ -770,7 +653,7 @@ impl<'a, K: Key> Run<'a, K> {
             settled,
             probe: false,
             sizes: Vec::new(),
-            grid: None,
+            column_reads: 0.0,
             leaves: leaves::LeafLog::default(),
             _key: std::marker::PhantomData,
         })
@@ -805,17 +688,9 @@ impl<'a, K: Key> Run<'a, K> {
         }
         let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
         self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
-        let recorded = host.recorded().and_then(|r| grid_of_param(r.param));
-        if let (Some(g), Some(n)) = (recorded, self.limits.pieces) {
-            return Err(Error::Invalid(format!(
-                "--pieces {n}: the checkpoint is of this count cut as a grid (--grid {g}); resume it with --grid {g} or without --pieces"
-            ))
-            .into());
-        }
-        match (self.cut, self.limits.grid.or(recorded)) {
-            (_, Some(size)) => self.grid_go(size, host),
-            (None, None) => self.sweep_all(host),
-            (Some(cut), None) => self.meet(cut, host),
+        match self.cut {
+            None => self.sweep_all(host),
+            Some(cut) => self.meet(cut, host),
         }
     }
 
@@ -869,15 +744,33 @@ impl<'a, K: Key> Run<'a, K> {
                 }
             };
         }
-        let states = match self.cut {
-            Some(cut) => col[cut.right as usize].max(CROSSING_GROWTH * col[cut.left as usize]),
-            None => col[(len as usize * 3).div_ceil(4)],
-        };
         let entry = (self.walk.key_bytes() + 8) as f64;
-        // two tables at 3/4 full, plus the join's index and the batches
-        let bytes = states * entry / 0.75 * 2.5;
         let threads = self.limits.threads.max(1) as f64;
-        let seconds = states * f64::from(2 * w) * SECONDS_PER_STATE / threads;
+        let (states, bytes, seconds) = match self.cut {
+            Some(cut) => {
+                // the digit tree holds the shared tables (the left at the cut, the right a
+                // column before it; one of them made true, twice its states) and small nodes,
+                // and reads some hundreds of states for each state of them
+                let (l, r) = (col[cut.left as usize], col[cut.right as usize - 1]);
+                let states = 2.0 * (l + r);
+                let reads = meet::X_READS * l + meet::Y_READS * r;
+                (
+                    states,
+                    states * entry / 0.75,
+                    reads * SECONDS_PER_READ / threads,
+                )
+            }
+            None => {
+                let states = col[(len as usize * 3).div_ceil(4)];
+                // two tables at 3/4 full, plus the batches
+                let bytes = states * entry / 0.75 * 2.5;
+                (
+                    states,
+                    bytes,
+                    states * f64::from(2 * w) * SECONDS_PER_STATE / threads,
+                )
+            }
+        };
         Reach {
             states,
             bytes,
@@ -927,11 +820,16 @@ impl<'a, K: Key> Run<'a, K> {
     }
 
     fn progress(&self, done: usize, layer: &Layer<K>, phase: &'static str) {
+        self.progress_of(done, layer.len(), layer.bytes(), phase);
+    }
+
+    /// [`Run::progress`] of a layer of `states` in `bytes`.
+    fn progress_of(&self, done: usize, states: u64, bytes: u64, phase: &'static str) {
         self.obs.layer(&LayerProgress {
             done,
             total: self.total,
-            states: layer.len(),
-            bytes: layer.bytes(),
+            states,
+            bytes,
             phase,
             piece: self.piece,
         });
@@ -949,7 +847,7 @@ impl<'a, K: Key> Run<'a, K> {
         phase: &str,
         keep: &(dyn Fn(usize, K) -> bool + Sync),
         extra: &[(&str, &Layer<K>)],
-    ) -> Result<Walked<K>, RunError> {
+    ) -> Result<Walked, RunError> {
         let mut tours = BigUint::ZERO;
         let shown: &'static str = match phase {
             "sweep" => "sweep",
@@ -995,9 +893,10 @@ impl<'a, K: Key> Run<'a, K> {
                     return Err(self.memory_error(bytes, base + i - self.offset));
                 }
                 Err(Stopped::Overflow) => unreachable!("a step widens its counts"),
+                Err(Stopped::Disk) => unreachable!("a sweep keeps nothing on disk"),
             }
         }
-        Ok(Walked::Done(layer, tours))
+        Ok(Walked::Done(tours))
     }
 
     fn memory_error(&self, bytes: u64, at: usize) -> RunError {
@@ -1012,11 +911,7 @@ impl<'a, K: Key> Run<'a, K> {
             at + 1,
             self.total,
             human_bytes(self.limits.max_memory),
-            match (self.grid.is_some(), self.cut.is_some()) {
-                (true, _) => ", or cut it into a grid of more parts or digits with --grid PARTS,DIGITS",
-                (false, true) => ", or cut the count into more pieces with --pieces N",
-                (false, false) => "",
-            },
+            "",
             if self.req.board.squares() <= 64 {
                 ", or count it with --engine dfs"
             } else {
@@ -1048,7 +943,7 @@ impl<'a, K: Key> Run<'a, K> {
         self.progress(first, &layer, "sweep");
         let keep = |_: usize, _: K| true;
         match self.walk_steps(layer, &steps, first, 0, "sweep", &keep, &[])? {
-            Walked::Done(_, tours) => {
+            Walked::Done(tours) => {
                 host.done(0, tours)?;
                 self.saver.clear();
                 Ok(Ran {
@@ -1075,166 +970,15 @@ impl<'a, K: Key> Run<'a, K> {
         }
     }
 
-    /// The cut of a meeting in the middle into `pieces` pieces: its fingerprint says how (the
-    /// cut, the split after the crossing's first column, the rule that deals patterns out to
-    /// pieces), so that shards of one run, which each make the split themselves, agree.
-    fn meet_split(&self, cut: Cut, pieces: usize) -> Split {
-        let mut h = Fnv::default();
-        h.eat(pieces::RULE.as_bytes());
-        for (k, v) in &self.name.fields {
-            h.eat(k.as_bytes());
-            h.eat(v.as_bytes());
-        }
-        for x in [cut.left, cut.right, cut.cross, self.walk.w] {
-            h.eat(&x.to_le_bytes());
-        }
-        h.eat(&(pieces as u64).to_le_bytes());
-        Split {
-            pieces,
-            param: self.walk.w as usize,
-            fingerprint: h.value(),
-            weights: vec![self.scale; pieces],
-        }
+    /// Whether the count was asked to stop.
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Both halves to the cut and the crossing's first column (shared), then the pieces: each
-    /// the rest of the crossing and the join.
-    fn meet(&mut self, cut: Cut, host: &dyn Host) -> Result<Ran, RunError> {
-        // a resumed run takes the pieces its log records, and skips the shared work when none
-        // of them is left
-        let mut todo = None;
-        if let Some(rec) = host.recorded() {
-            // (a cut unlike the log's is refused here, before any work)
-            let split = self.meet_split(cut, self.limits.pieces.unwrap_or(rec.pieces));
-            let left = host.start(&split)?;
-            if left.is_empty() {
-                self.saver.clear();
-                self.clear_split();
-                return Ok(Ran::default());
-            }
-            todo = Some((split, left));
-        }
-        let Some(mut shared) = self.shared(cut)? else {
-            return Ok(Ran::default());
-        };
-        let w = self.walk.w as usize;
-        let cross_steps = (cut.cross * self.walk.w) as usize;
-        let boundary = Boundary {
-            slots: (0..cross_steps as u32).rev().collect(),
-        };
-        let index = match (shared.index.take(), &shared.right) {
-            (Some(i), _) => i,
-            (None, Some(right)) => self.right_index(right, cut, &boundary, true)?,
-            (None, None) => return Err(self.foreign_phase()),
-        };
-        let index_bytes = index.bytes();
-        let right_len = shared.right_len;
-        drop(shared.right);
-        let first = shared.first;
-        let assignment = Assignment::new(&first, w);
-        let (split, todo) = match todo {
-            Some(t) => t,
-            None => {
-                let pieces = self.limits.pieces.unwrap_or_else(|| {
-                    self.auto_pieces(&first, index_bytes, cross_steps - w)
-                        .max(self.limits.shards as usize)
-                });
-                let split = self.meet_split(cut, pieces);
-                let todo = host.start(&split)?;
-                (split, todo)
-            }
-        };
-        let deal = assignment.deal(split.pieces);
-        self.announce(&first, &deal, &split, shared.rate, cross_steps - w);
-        let mut rules = self.rules.clone();
-        let lsq = cut.left * self.walk.w;
-        rules.cut = Some(lsq);
-        let steps = layout::steps::<K>(&self.walk, &rules, lsq, lsq + cross_steps as u32);
-        let prefixes = Prefixes::new(&index, cross_steps);
-        // the index and the split layer stay while the pieces' tables come and go
-        self.sweep.limit.tables = self
-            .limits
-            .max_memory
-            .saturating_sub(index_bytes + first.bytes());
-        let mut resume = self
-            .load_layers()?
-            .filter(|s| s.phase.starts_with("piece "));
-        let mut final_states = 0;
-        self.offset = w;
-        self.total = cross_steps - w + 1;
-        for &i in &todo {
-            self.piece = Some((i, split.pieces));
-            let phase = format!("piece {i}");
-            let saved = resume
-                .take_if(|s| s.phase == phase)
-                .and_then(|mut s| Some((s.take("current")?, s.done)));
-            let (start, done) = match saved {
-                Some((layer, done)) if done >= w => (layer, done),
-                Some(_) => return Err(self.foreign_phase()),
-                None => {
-                    let mine = |k: K| deal.piece_of(assignment.pattern(k)) == i;
-                    match self.sweep.select(&first, deal.states[i], mine) {
-                        Ok(l) => (l, w),
-                        Err(Stopped::Memory(b)) => return Err(self.memory_error(b, w)),
-                        Err(_) => return Ok(self.interrupted()),
-                    }
-                }
-            };
-            self.saver.saved = done > w;
-            self.progress(done - w, &start, "crossing");
-            let keep = |j: usize, k: K| prefixes.admits(j, k);
-            let crossing = match self.walk_steps(start, &steps, done, 0, &phase, &keep, &[])? {
-                Walked::Done(l, _) => l,
-                Walked::Interrupted => return Ok(self.interrupted()),
-            };
-            self.sweep.peak_states = self.sweep.peak_states.max(crossing.len());
-            self.sweep.peak_bytes = self
-                .sweep
-                .peak_bytes
-                .max(crossing.bytes() + index_bytes + first.bytes());
-            self.progress(self.total - 1, &crossing, "join");
-            let Some(sum) = join::join(
-                &crossing,
-                &boundary,
-                &index,
-                self.req.spec.closed,
-                self.stop,
-            ) else {
-                // the crossing is whole: keep it, and the join is all a resumed piece does
-                if !self.saver.saved {
-                    self.saver.save(
-                        &self.name,
-                        (
-                            &phase,
-                            cross_steps,
-                            (cross_steps).saturating_sub(self.offset),
-                            self.total,
-                        ),
-                        &[("current", &crossing)],
-                    )?;
-                }
-                return Ok(self.interrupted());
-            };
-            final_states += crossing.len();
-            host.done(i, sum)?;
-            self.sweep.recycle(crossing);
-        }
-        self.saver.clear();
-        self.clear_split();
-        let how = format!(
-            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{} ({} crossing states and {} states of the other half here), mirror images merged",
-            cut.left,
-            cut.right,
-            cut.cross,
-            group_u64(split.pieces as u64),
-            plural(split.pieces as u64),
-            group_u64(final_states),
-            group_u64(right_len)
-        );
-        Ok(Ran {
-            how: Some(how),
-            peak: Some(self.peak()),
-        })
+    /// Opens the leaves file of the run with `fingerprint` beside the checkpoint.
+    fn open_leaves(&mut self, fingerprint: u64) {
+        let path = self.limits.checkpoint.as_deref();
+        self.leaves = leaves::LeafLog::open(path.map(|p| beside(p, ".leaves")), fingerprint);
     }
 
     /// What an interrupted run reports: nothing, its finished pieces are with the driver.
@@ -1243,251 +987,6 @@ impl<'a, K: Key> Run<'a, K> {
             how: None,
             peak: Some(self.peak()),
         }
-    }
-
-    /// Removes the split once this process's pieces are done, unless other shards share it
-    /// (`--split`): theirs may still be to come.
-    fn clear_split(&self) {
-        if let Some(p) = self
-            .split_path
-            .as_ref()
-            .filter(|_| self.limits.split.is_none())
-        {
-            let _ = std::fs::remove_file(p);
-            let _ = std::fs::remove_file(beside(p, INDEX_SUFFIX));
-        }
-    }
-
-    /// The work every piece shares: both halves to the cut, and the crossing's first column.
-    /// Resumes from the saved stage or the saved split; saves the split when done. `None` when
-    /// interrupted.
-    fn shared(&mut self, cut: Cut) -> Result<Option<Shared<K>>, RunError> {
-        // one process makes a split the shards share, the others wait for it and read it; a
-        // split of this run alone is guarded by the checkpoint's lock
-        let shared = self
-            .split_path
-            .as_ref()
-            .filter(|_| self.limits.split.is_some());
-        let _turn = match shared {
-            Some(p) => {
-                let obs = self.obs;
-                let waiting = || {
-                    obs.info(&format!(
-                        "waiting for '{}': another process is making it",
-                        p.display()
-                    ));
-                };
-                match TurnLock::wait(p, self.stop, waiting)? {
-                    Some(t) => Some(t),
-                    None => return Ok(None),
-                }
-            }
-            None => None,
-        };
-        if let Some(p) = &self.split_path {
-            if let Some(s) = self.read_split(p)? {
-                return Ok(Some(s));
-            }
-        }
-        let w = self.walk.w;
-        let (lsq, rsq) = ((cut.left * w) as usize, (cut.right * w) as usize);
-        let keep_all = |_: usize, _: K| true;
-        let resume = self.load_layers()?;
-        let (mut phase, mut done, mut resumed) = match resume {
-            None => ("forward".to_string(), 0, None),
-            Some(s) if s.phase == "forward" || s.phase == "crossing" => {
-                (s.phase.clone(), s.done, Some(s))
-            }
-            Some(_) => ("forward".to_string(), 0, None),
-        };
-        self.saver.saved = resumed.is_some();
-        self.total = lsq.max(rsq) + w as usize;
-        let mut take = |name: &str| resumed.as_mut().and_then(|s| s.take(name));
-        let (mut current, mut left, mut right) = (take("current"), take("left"), take("right"));
-        if phase == "forward" {
-            let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, lsq.max(rsq) as u32);
-            let mut layer = match current.take() {
-                Some(l) => l,
-                None if done == 0 => Layer::single(K::ZERO, self.walk.key_bytes(), 1),
-                None => return Err(self.foreign_phase()),
-            };
-            self.progress(done, &layer, "forward");
-            // the halves' tables are taken where the walk passes their column counts
-            let (first, second) = (lsq.min(rsq), lsq.max(rsq));
-            let first_name = if lsq <= rsq { "left" } else { "right" };
-            if done < first {
-                match self.walk_steps(layer, &fwd[..first], done, 0, "forward", &keep_all, &[])? {
-                    Walked::Done(l, _) => layer = l,
-                    Walked::Interrupted => return Ok(None),
-                }
-                done = first;
-            }
-            let early = match if lsq <= rsq {
-                left.take()
-            } else {
-                right.take()
-            } {
-                Some(t) => t,
-                None if done == first => layer.clone(),
-                None => return Err(self.foreign_phase()),
-            };
-            if done < second {
-                let extra = [(first_name, &early)];
-                match self.walk_steps(layer, &fwd, done, 0, "forward", &keep_all, &extra)? {
-                    Walked::Done(r, _) => layer = r,
-                    Walked::Interrupted => return Ok(None),
-                }
-            }
-            let (l, r) = if lsq <= rsq {
-                (early, layer)
-            } else {
-                (layer, early)
-            };
-            right = Some(r);
-            current = Some(l);
-            phase = "crossing".into();
-            done = 0;
-            let (r, c) = (right.as_ref().expect("set"), current.as_ref().expect("set"));
-            self.saver.save(
-                &self.name,
-                (&phase, 0, 0, self.total),
-                &[("right", r), ("current", c)],
-            )?;
-        }
-        let right = right.ok_or_else(|| self.foreign_phase())?;
-        let crossing = current.take().ok_or_else(|| self.foreign_phase())?;
-        // the crossing's first column, filtered by what the right half offers
-        let cross_steps = (cut.cross * w) as usize;
-        let boundary = Boundary {
-            slots: (0..cross_steps as u32).rev().collect(),
-        };
-        let index = self.right_index(&right, cut, &boundary, true)?;
-        let prefixes = Prefixes::new(&index, cross_steps);
-        let index_bytes = index.bytes();
-        let mut rules = self.rules.clone();
-        rules.cut = Some(lsq as u32);
-        let steps = layout::steps::<K>(&self.walk, &rules, lsq as u32, (lsq + w as usize) as u32);
-        let keep = |i: usize, k: K| prefixes.admits(i, k);
-        let base = lsq.max(rsq);
-        self.progress(base + done, &crossing, "crossing");
-        self.sweep.limit.tables = self
-            .limits
-            .max_memory
-            .saturating_sub(index_bytes + right.bytes());
-        let read0 = self.sweep.read;
-        let t = Instant::now();
-        let extra = [("right", &right)];
-        let first =
-            match self.walk_steps(crossing, &steps, done, base, "crossing", &keep, &extra)? {
-                Walked::Done(l, _) => l,
-                Walked::Interrupted => return Ok(None),
-            };
-        drop(prefixes);
-        // seconds a state read by a crossing step costs here, for the pieces' projected time
-        let rate = t.elapsed().as_secs_f64() / (self.sweep.read - read0).max(1) as f64;
-        if let Some(p) = &self.split_path {
-            let crc = snapshot::save(
-                p,
-                &self.name,
-                "split",
-                (rate * 1e12) as usize,
-                (0, 0),
-                &[("right", &right), ("first", &first)],
-            )?;
-            snapshot::save_index(&beside(p, INDEX_SUFFIX), &self.name, crc, &index)?;
-            self.saver.clear();
-        }
-        Ok(Some(Shared {
-            right_len: right.len(),
-            right: Some(right),
-            first,
-            rate,
-            index: Some(index),
-        }))
-    }
-
-    /// The shared work saved at `p`, with the right half's index saved beside it when there is
-    /// a usable one (the right half's table is then left unread); `None` when there is no file.
-    fn read_split(&self, p: &Path) -> Result<Option<Shared<K>>, RunError> {
-        let key = self.walk.key_bytes();
-        let crc = snapshot::read_header(p)?.map(|h| h.crc);
-        let ipath = beside(p, INDEX_SUFFIX);
-        let mut index = crc.and_then(|c| snapshot::load_index(&ipath, &self.name, c));
-        if index.is_none() && ipath.exists() {
-            self.obs.info(&format!(
-                "the index '{}' beside the split cannot be used (damaged, or made for another split or count): indexing the right half again",
-                ipath.display()
-            ));
-        }
-        let skip: &[&str] = if index.is_some() { &["right"] } else { &[] };
-        let Some(mut s) = snapshot::load_without::<K>(p, &self.name, key, skip)? else {
-            return Ok(None);
-        };
-        if index.is_some() && crc != Some(s.crc) {
-            // another split was written between its header and its tables: read it whole
-            index = None;
-            match snapshot::load::<K>(p, &self.name, key)? {
-                Some(whole) => s = whole,
-                None => return Ok(None),
-            }
-        }
-        let (right, first) = (s.take("right"), s.take("first"));
-        let right_len = match (&right, s.skipped.first()) {
-            (Some(r), _) => r.len(),
-            (None, Some((name, len))) if name == "right" => *len as u64,
-            _ => return Err(self.foreign_phase()),
-        };
-        match (s.phase.as_str(), first) {
-            ("split", Some(first)) => Ok(Some(Shared {
-                right,
-                right_len,
-                first,
-                rate: s.done as f64 * 1e-12,
-                index,
-            })),
-            _ => Err(self.foreign_phase()),
-        }
-    }
-
-    /// Pieces enough that each one's tables fit the memory left by the right half's index and
-    /// the split layer, and no piece starts from more than [`pieces::PIECE_STATES`] states.
-    fn auto_pieces(&self, first: &Layer<K>, index_bytes: u64, steps: usize) -> usize {
-        let kept = first.bytes() + index_bytes;
-        let budget = self.limits.max_memory.saturating_sub(kept).max(1);
-        let need = pieces::projected_bytes(first.len(), first.bytes(), steps);
-        let by_memory = need.div_ceil(budget) as usize;
-        let by_size = first.len().div_ceil(pieces::PIECE_STATES) as usize;
-        by_memory.max(by_size).max(1)
-    }
-
-    /// Tells the user how the count is cut: pieces, projected memory and time.
-    fn announce(
-        &self,
-        first: &Layer<K>,
-        deal: &pieces::Deal,
-        split: &Split,
-        rate: f64,
-        steps: usize,
-    ) {
-        let largest = deal.states.iter().copied().max().unwrap_or(0);
-        let per_state = first.bytes() as f64 / first.len().max(1) as f64;
-        let bytes = pieces::projected_bytes(largest, (largest as f64 * per_state) as u64, steps);
-        let work = pieces::projected_work(first.len(), steps);
-        let seconds = work as f64 * rate;
-        self.obs.info(&format!(
-            "{} {} tours: {} piece{} ({} states after the crossing's first column, the largest piece {}; projected {} of tables a piece besides the {} all pieces share, about {} for the pieces on {} thread{})",
-            self.req.board,
-            if self.req.spec.closed { "closed" } else { "open" },
-            group_u64(split.pieces as u64),
-            plural(split.pieces as u64),
-            group_u64(first.len()),
-            group_u64(largest),
-            human_bytes(bytes),
-            human_bytes(first.bytes()),
-            human_duration(seconds),
-            self.limits.threads,
-            plural(self.limits.threads as u64)
-        ));
     }
 
     /// The right half's table indexed as the left half's crossing sees it: mirror images

@@ -38,10 +38,13 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::join::RightIndex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
 use super::state::Key;
-use super::table::{Layer, Shape};
-use crate::store::{CheckpointError, read_regular, replace_with};
+use super::table::{Batch, Bound, Builder, EMPTY, Layer, Limbs, Shape};
+use crate::store::{CheckpointError, replace_with};
 
 /// The first line, with the format's version.
 const MAGIC: &str = "knights-frontier 2";
@@ -60,12 +63,10 @@ pub(crate) struct Snapshot<K: Key> {
     /// Steps of the phase done.
     pub(crate) done: usize,
     pub(crate) tables: Vec<(String, Layer<K>)>,
-    /// The tables left unread (see [`load_without`]), with their states.
-    pub(crate) skipped: Vec<(String, usize)>,
-    /// The checksum of its header: with the states' count in each table and the rate, it tells
-    /// one saved split from another (the split's index names the split it was made from).
-    pub(crate) crc: u32,
 }
+
+/// Bytes of states read at a time.
+const CHUNK_BYTES: usize = 32 << 20;
 
 impl<K: Key> Snapshot<K> {
     /// Takes the table called `name` out.
@@ -73,17 +74,6 @@ impl<K: Key> Snapshot<K> {
         let i = self.tables.iter().position(|t| t.0 == name)?;
         Some(self.tables.remove(i).1)
     }
-}
-
-/// Writes `head`, `body` and the body's CRC32 to `path` atomically (a temporary file beside it,
-/// synced and renamed over it).
-fn write_whole(path: &Path, head: &str, body: &[u8]) -> Result<(), CheckpointError> {
-    let crc = crc32fast::hash(body);
-    replace_with(path, |f| {
-        f.write_all(head.as_bytes())?;
-        f.write_all(body)?;
-        f.write_all(&crc.to_le_bytes())
-    })
 }
 
 /// A header: the first line `magic`, the run's fields, the lines `rest`, and the checksum of
@@ -127,19 +117,30 @@ pub(crate) fn save<K: Key>(
             sizes.join(" "),
         ),
     );
-    let mut body = Vec::new();
-    for (_, t) in tables {
+    // the states are written as they are read from the tables, through a buffer, with their
+    // checksum kept as they go: a copy of a table of 200 million states would double its memory
+    replace_with(path, |f| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+        out.write_all(head.as_bytes())?;
+        let mut crc = crc32fast::Hasher::new();
+        let mut entry = vec![0u8; key_bytes + 8 * limbs];
         let mut key = [0u8; 16];
-        for (k, c) in t.iter() {
-            k.write(&mut key);
-            body.extend_from_slice(&key[..key_bytes]);
-            for i in 0..limbs {
-                let w = if i < c.len() { c.get(i) } else { 0 };
-                body.extend_from_slice(&w.to_le_bytes());
+        for (_, t) in tables {
+            for (k, c) in t.iter() {
+                k.write(&mut key);
+                entry[..key_bytes].copy_from_slice(&key[..key_bytes]);
+                for i in 0..limbs {
+                    let w = if i < c.len() { c.get(i) } else { 0 };
+                    entry[key_bytes + 8 * i..key_bytes + 8 * i + 8]
+                        .copy_from_slice(&w.to_le_bytes());
+                }
+                crc.update(&entry);
+                out.write_all(&entry)?;
             }
         }
-    }
-    write_whole(path, &head, &body)?;
+        out.write_all(&crc.finalize().to_le_bytes())?;
+        out.flush()
+    })?;
     Ok(head_crc)
 }
 
@@ -291,31 +292,21 @@ pub fn read_header(path: &Path) -> Result<Option<Header>, CheckpointError> {
 }
 
 /// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
-/// there is no file.
+/// there is no file. The states are read a chunk at a time, their checksum kept as they come,
+/// and put in their tables by every thread (a saved table of 200 million states is not held
+/// twice).
 pub(crate) fn load<K: Key>(
     path: &Path,
     name: &RunName,
     shape_key: usize,
 ) -> Result<Option<Snapshot<K>>, CheckpointError> {
-    load_without(path, name, shape_key, &[])
-}
-
-/// [`load`], leaving the tables named in `skip` unread (their bytes are still checked).
-pub(crate) fn load_without<K: Key>(
-    path: &Path,
-    name: &RunName,
-    shape_key: usize,
-    skip: &[&str],
-) -> Result<Option<Snapshot<K>>, CheckpointError> {
-    if !path.exists() {
+    let Some(header) = read_header(path)? else {
         return Ok(None);
-    }
-    let bytes = read_regular(path)?;
+    };
     let damaged = |why: &str| CheckpointError::Damaged {
         path: path.into(),
         why: why.into(),
     };
-    let header = parse_header(path, &bytes)?;
     let get = |k: &str| {
         header
             .get(k)
@@ -342,112 +333,67 @@ pub(crate) fn load_without<K: Key>(
     if key_bytes != shape_key || limbs == 0 {
         return Err(damaged("its state size is not this run's"));
     }
-    let body = &bytes[header.len..];
-    if body.len() < 4 {
-        return Err(damaged("it is cut short"));
-    }
-    let (body, crc) = body.split_at(body.len() - 4);
-    if crc32fast::hash(body).to_le_bytes() != crc {
-        return Err(damaged("its states' checksum does not match"));
-    }
     let shape = Shape {
         key: key_bytes,
         limbs,
     };
     let entry = shape.stride();
+    let io = |source| CheckpointError::Io {
+        action: "read",
+        path: path.into(),
+        source,
+    };
+    let mut file = crate::input::open_regular(path).map_err(|e| damaged(&e.to_string()))?;
+    std::io::Read::read_exact(&mut file, &mut vec![0u8; header.len]).map_err(io)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut crc = crc32fast::Hasher::new();
     let mut tables = Vec::new();
-    let mut skipped = Vec::new();
-    let mut at = 0;
-    for spec in get("tables")?.split_whitespace() {
-        let (tname, count) = spec
-            .split_once(':')
-            .ok_or_else(|| damaged("a table has no size"))?;
-        let count: usize = count
-            .parse()
-            .map_err(|_| damaged("a table's size cannot be read"))?;
-        let size = count
-            .checked_mul(entry)
-            .filter(|&s| at + s <= body.len())
-            .ok_or_else(|| damaged("it is cut short"))?;
-        if skip.contains(&tname) {
-            at += size;
-            skipped.push((tname.to_string(), count));
-            continue;
+    // (read_header checked that the file holds exactly the states its header names)
+    let mut buf = vec![0u8; (CHUNK_BYTES / entry).max(1) * entry];
+    let bad = AtomicBool::new(false);
+    for (tname, count) in header.tables() {
+        let builder = Builder::new(count as u64, shape, 0, Bound::new(u64::MAX), None);
+        let mut left = count * entry;
+        while left > 0 {
+            let n = left.min(buf.len());
+            std::io::Read::read_exact(&mut reader, &mut buf[..n]).map_err(io)?;
+            crc.update(&buf[..n]);
+            let per = (n / entry / (rayon::current_num_threads() * 4)).max(1) * entry;
+            buf[..n].par_chunks(per).for_each(|part| {
+                let mut batch = Batch::new(&builder);
+                for e in part.chunks_exact(entry) {
+                    // no state's first byte is a table's empty mark: a damaged file's may be
+                    if e[0] == EMPTY {
+                        // Relaxed: read once the workers are done
+                        bad.store(true, Ordering::Relaxed);
+                        continue;
+                    }
+                    batch.push(K::read(e, key_bytes), Limbs::of(&e[key_bytes..]));
+                }
+            });
+            left -= n;
         }
-        let mut layer = Layer::empty(shape);
-        let mut count_buf = vec![0u64; limbs];
-        let mut key = [0u8; 16];
-        for e in body[at..at + size].chunks_exact(entry) {
-            key[..key_bytes].copy_from_slice(&e[..key_bytes]);
-            let k = K::read(&key, key_bytes);
-            for (l, b) in count_buf.iter_mut().zip(e[key_bytes..].chunks_exact(8)) {
-                *l = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-            }
-            layer.insert(k, &count_buf);
+        if bad.load(Ordering::Relaxed) {
+            return Err(damaged("a state in it cannot be one"));
         }
-        at += size;
-        tables.push((tname.to_string(), layer));
+        let layer = builder
+            .finish()
+            .map_err(|_| damaged("its counts do not fit their words"))?;
+        if layer.len() != count as u64 {
+            return Err(damaged("a table holds a state twice"));
+        }
+        tables.push((tname, layer));
     }
-    if at != body.len() {
-        return Err(damaged("it holds more states than its header says"));
+    let mut sum = [0u8; 4];
+    std::io::Read::read_exact(&mut reader, &mut sum).map_err(io)?;
+    if crc.finalize().to_le_bytes() != sum {
+        return Err(damaged("its states' checksum does not match"));
     }
     Ok(Some(Snapshot {
         phase: get("phase")?.to_string(),
         done: num("done")?,
         tables,
-        skipped,
-        crc: header.crc,
     }))
-}
-
-/// The first line of a saved index of the right half (see [`save_index`]).
-const INDEX_MAGIC: &str = "knights-frontier-index 1";
-
-/// Writes the right half's join index to `path`, atomically, for the shards that read the split
-/// whose header checksum is `split_crc`: each of them then reads the index instead of the
-/// right half's table and indexing it again (7x8 closed: most of a shard's time). The format is
-/// a header like a saved stage's (first line `knights-frontier-index 1`, the run's fields,
-/// `split` with the split's header checksum, `bytes` of the index, `crc`), the index's bytes
-/// ([`RightIndex::to_bytes`]) and their CRC32.
-pub(crate) fn save_index(
-    path: &Path,
-    name: &RunName,
-    split_crc: u32,
-    index: &RightIndex,
-) -> Result<(), CheckpointError> {
-    let body = index.to_bytes();
-    let (head, _) = header_text(
-        INDEX_MAGIC,
-        name,
-        &format!("split {split_crc:08x}\nbytes {}\n", body.len()),
-    );
-    write_whole(path, &head, &body)
-}
-
-/// Reads the index saved at `path` for run `name` from the split whose header checksum is
-/// `split_crc`. `None` when there is none that can be used: no file, another run's or another
-/// split's, or damaged; the caller then indexes the right half itself, so a bad index file
-/// costs time, never a wrong count.
-pub(crate) fn load_index(path: &Path, name: &RunName, split_crc: u32) -> Option<RightIndex> {
-    let bytes = read_regular(path).ok()?;
-    if !bytes.starts_with(format!("{INDEX_MAGIC}\n").as_bytes()) {
-        return None;
-    }
-    let header = header_lines(path, &bytes).ok()?;
-    let at = header.len;
-    let get = |k: &str| header.get(k);
-    if name.fields.iter().any(|(k, v)| get(k) != Some(v.as_str()))
-        || get("split") != Some(format!("{split_crc:08x}").as_str())
-    {
-        return None;
-    }
-    let len: usize = get("bytes")?.parse().ok()?;
-    let body = bytes.get(at..at.checked_add(len)?)?;
-    let crc = bytes.get(at + len..)?;
-    if crc != crc32fast::hash(body).to_le_bytes() {
-        return None;
-    }
-    RightIndex::from_bytes(body)
 }
 
 #[cfg(test)]
@@ -459,33 +405,6 @@ mod tests {
         RunName {
             fields: vec![("board", board.to_string()), ("kind", "open".to_string())],
         }
-    }
-
-    #[test]
-    fn a_saved_index_is_read_only_for_its_own_run_and_split() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.split.index");
-        let index = crate::frontier::join::tests::small_index();
-        save_index(&path, &name("5x5"), 0xabcd, &index).unwrap();
-        let back = load_index(&path, &name("5x5"), 0xabcd).expect("its own");
-        assert_eq!(back.to_bytes(), index.to_bytes());
-        // another split, another run, no file: none, and the caller indexes the table itself
-        assert!(load_index(&path, &name("5x5"), 0xabce).is_none());
-        assert!(load_index(&path, &name("5x6"), 0xabcd).is_none());
-        assert!(load_index(&dir.path().join("none"), &name("5x5"), 0xabcd).is_none());
-        // a changed byte anywhere, or a file cut short
-        let bytes = fs::read(&path).unwrap();
-        for at in [3, bytes.len() / 2, bytes.len() - 1] {
-            let mut bad = bytes.clone();
-            bad[at] ^= 1;
-            fs::write(&path, &bad).unwrap();
-            assert!(
-                load_index(&path, &name("5x5"), 0xabcd).is_none(),
-                "byte {at}"
-            );
-        }
-        fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
-        assert!(load_index(&path, &name("5x5"), 0xabcd).is_none());
     }
 
     #[test]

@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
-use super::expand::expand;
+use super::expand::{ANY, expand, expand_digit};
 use super::layout::Step;
 use super::state::Key;
-use super::table::{Batch, Bound, Builder, Layer, Stopped};
+use super::table::{Batch, Bound, Builder, Layer, Limbs, Stopped};
+use super::tree::{self, Src, entries};
 
 /// What a walk keeps to itself between layers.
 pub(crate) struct Sweep<'a, K: Key> {
@@ -84,25 +85,135 @@ impl<K: Key> Sweep<'_, K> {
         }
     }
 
-    /// The states of `layer` that `keep` keeps, in a new layer (a piece's share of the split
-    /// layer): about `expect` of them.
-    pub(crate) fn select(
+    /// The children of a node of a digit tree (see `tree.rs`): its states walked through
+    /// `step` and dealt by the new square's digit into three layers (`which` = `None`, one
+    /// pass over the node), or only the child of digit `which` (made alone, without making the
+    /// others: the node stays while each of its children is made in turn). States `keep`
+    /// refuses are dropped. `expect` states in all are expected (0: as the steps before grew).
+    /// On overflow the counts get one more word and the step is done again.
+    pub(crate) fn children(
         &mut self,
-        layer: &Layer<K>,
+        node: Src<'_, K>,
+        step: &Step<K>,
+        which: Option<usize>,
         expect: u64,
         keep: impl Fn(K) -> bool + Sync,
-    ) -> Result<Layer<K>, Stopped> {
-        let builder = self.builder(layer, expect);
-        (0..layer.part_count()).into_par_iter().for_each(|p| {
-            let mut batch = Batch::new(&builder);
-            for (key, count) in layer.part(p) {
-                if keep(key) {
-                    batch.push(key, count);
+    ) -> Result<Vec<Layer<K>>, Stopped> {
+        let mut limbs = node.shape().limbs;
+        loop {
+            match self.try_routed(node, limbs, step, which, expect, &keep) {
+                Ok(r) => return Ok(r),
+                Err(Stopped::Overflow) => limbs += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn try_routed(
+        &mut self,
+        node: Src<'_, K>,
+        limbs: usize,
+        step: &Step<K>,
+        which: Option<usize>,
+        expect: u64,
+        keep: &(impl Fn(K) -> bool + Sync),
+    ) -> Result<Vec<Layer<K>>, Stopped> {
+        let n = if which.is_some() { 1 } else { 3 };
+        let digit = which.unwrap_or(ANY);
+        let expect = if expect > 0 {
+            expect
+        } else {
+            (node.len() as f64 * (self.last_growth * 1.1).clamp(0.25, 4.0)) as u64
+        };
+        // a child of three gets about a third of the states
+        let each = expect / 3 + 1;
+        let shape = node.shape().with_limbs(limbs);
+        let held = node.bytes();
+        let builders: Vec<Builder<K>> = (0..n)
+            .map(|_| Builder::new(each, shape, held, self.limit, self.spare.take()))
+            .collect();
+        self.read += node.len();
+        let (closed, stop) = (self.closed, self.stop);
+        // the states of one task: expanded into its own batches; counts widened where the
+        // step is done again with more words
+        let work = |states: &mut dyn Iterator<Item = (K, Limbs<'_>)>| {
+            let mut batches: Vec<Batch<'_, K>> = builders.iter().map(Batch::new).collect();
+            let mut wide = vec![0u64; limbs];
+            for (key, count) in states {
+                // Relaxed: the flag only asks the workers to stop
+                if stop.load(Ordering::Relaxed) || builders.iter().any(Builder::failed) {
+                    return;
+                }
+                let words: &[u64] = if count.len() == limbs {
+                    &[]
+                } else {
+                    wide.fill(0);
+                    for (w, c) in wide.iter_mut().zip(count.words()) {
+                        *w = c;
+                    }
+                    &wide
+                };
+                expand_digit(key, step, closed, digit, |next| {
+                    if !keep(next) {
+                        return;
+                    }
+                    let d = if n == 1 { 0 } else { tree::digit(next.get(0)) };
+                    {
+                        if words.is_empty() {
+                            batches[d].push(next, count);
+                        } else {
+                            batches[d].push_words(next, words);
+                        }
+                    }
+                });
+            }
+        };
+        match node {
+            Src::Mem(layer) => {
+                let parts = layer.part_count();
+                let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
+                (0..parts.div_ceil(chunk)).into_par_iter().for_each(|c| {
+                    let mut states =
+                        (c * chunk..((c + 1) * chunk).min(parts)).flat_map(|p| layer.part(p));
+                    work(&mut states);
+                });
+            }
+            Src::Disk(spill) => {
+                let stride = spill.shape.stride();
+                let read = spill.chunks(|bytes| {
+                    let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
+                    bytes.par_chunks(per * stride).for_each(|part| {
+                        work(&mut entries::<K>(part, spill.shape));
+                    });
+                });
+                if read.is_err() {
+                    return Err(Stopped::Disk);
                 }
             }
-        });
-        self.peak_bytes = self.peak_bytes.max(builder.bytes());
-        builder.finish()
+        }
+        // each builder counts the node read beside its own table: counted once here
+        let made: u64 = builders.iter().map(|b| b.bytes() - held).sum::<u64>() + held;
+        self.peak_bytes = self.peak_bytes.max(made);
+        if stop.load(Ordering::Relaxed) {
+            return Err(Stopped::Interrupted);
+        }
+        let mut out = Vec::with_capacity(n);
+        let mut failed = None;
+        for b in builders {
+            match b.finish() {
+                Ok(l) => out.push(l),
+                Err(e) => failed = Some(failed.map_or(e, |f| worse(f, e))),
+            }
+        }
+        let total: u64 = out.iter().map(Layer::len).sum();
+        if failed.is_none() && n == 3 {
+            self.last_growth = total as f64 / node.len().max(1) as f64;
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     fn try_step(
@@ -166,5 +277,17 @@ impl<K: Key> Sweep<'_, K> {
         self.older[row] = std::mem::replace(&mut self.growth[row], growth);
         self.last_growth = growth;
         Ok((next, tours.into_inner().expect("the workers are done")))
+    }
+}
+
+/// Of two reasons a routed step failed, the one to act on: an overflow is redone wider before a
+/// memory stop is reported, and a memory stop names the larger figure.
+fn worse(a: Stopped, b: Stopped) -> Stopped {
+    match (a, b) {
+        (Stopped::Overflow, _) | (_, Stopped::Overflow) => Stopped::Overflow,
+        (Stopped::Memory(x), Stopped::Memory(y)) => Stopped::Memory(x.max(y)),
+        (Stopped::Memory(x), _) | (_, Stopped::Memory(x)) => Stopped::Memory(x),
+        (Stopped::Disk, _) | (_, Stopped::Disk) => Stopped::Disk,
+        _ => Stopped::Interrupted,
     }
 }

@@ -66,6 +66,12 @@ impl Shape {
 pub(crate) struct Limbs<'a>(&'a [u8]);
 
 impl<'a> Limbs<'a> {
+    /// The count stored in `bytes` (whole words, little-endian).
+    #[inline]
+    pub(crate) fn of(bytes: &'a [u8]) -> Limbs<'a> {
+        Limbs(bytes)
+    }
+
     /// Its number of words.
     #[inline]
     pub(crate) fn len(self) -> usize {
@@ -112,7 +118,7 @@ pub(crate) struct Part<K: Key> {
 
 /// The first byte of an empty entry. No key starts with it: slot 0 holds a label only as the
 /// first one, `3`, so a key's first byte (slots 0 and 1) is at most `0x43`.
-const EMPTY: u8 = 0xFF;
+pub(crate) const EMPTY: u8 = 0xFF;
 
 /// Entries whose place is fetched ahead of their insert (misses overlap instead of queueing).
 const AHEAD: usize = 16;
@@ -431,6 +437,8 @@ pub(crate) enum Stopped {
     Memory(u64),
     /// The stop flag was set.
     Interrupted,
+    /// A part of the count kept on disk could not be read back.
+    Disk,
 }
 
 /// The memory a layer being filled may take: its tables' own share (the bound less what the
@@ -619,6 +627,21 @@ impl<'b, K: Key> Batch<'b, K> {
         let (p, _) = place(key, self.builder.bits);
         self.keys[p].push(key);
         self.counts[p].extend(count.words());
+        if self.keys[p].len() >= BATCH {
+            self.builder.flush(p, &self.keys[p], &self.counts[p]);
+            self.keys[p].clear();
+            self.counts[p].clear();
+        }
+    }
+}
+
+impl<K: Key> Batch<'_, K> {
+    /// Queues the count of words `words` for `key`.
+    #[inline]
+    pub(crate) fn push_words(&mut self, key: K, words: &[u64]) {
+        let (p, _) = place(key, self.builder.bits);
+        self.keys[p].push(key);
+        self.counts[p].extend_from_slice(words);
         if self.keys[p].len() >= BATCH {
             self.builder.flush(p, &self.keys[p], &self.counts[p]);
             self.keys[p].clear();

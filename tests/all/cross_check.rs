@@ -3,6 +3,7 @@
 //! thread against two, and other leapers than the knight.
 
 use knights::count::{self, CountSpec, Engine, naive};
+use knights::engine::TreeSize;
 use knights::frontier;
 use knights::{Board, Piece, Square};
 
@@ -609,123 +610,73 @@ fn frontier_counts_other_pieces_like_the_dfs() {
     }
 }
 
-/// The frontier engine cut on both sides of the middle (a grid: left parts by a hash of the
-/// left half's states, right prefixes by the boundary's first digits, each piece's crossing a
-/// tree of prefixes down to leaves of a given size): the pieces add up to the whole count on every board it meets in the middle up to 36 squares, open and closed, for
-/// grids from one piece to more pieces than there are states (the finer ones on the smaller
-/// boards), and for other leapers.
-#[test]
-fn frontier_grid_pieces_add_up_to_the_whole() {
-    use frontier::{Grid, Method};
-    // (left parts, digits, the most states of a leaf of the prefix tree)
-    let grids = [
-        (1, 0, u64::MAX),
-        (2, 1, u64::MAX),
-        (3, 2, 100),
-        (1, 3, 0),
-        (2, 4, 20),
-        (5, 6, u64::MAX),
-        (1, 0, 0),
-        (2, 0, 1000),
-    ];
-    let mut checked = 0;
-    for (p, max) in [
-        ("knight", 36),
-        ("camel", 20),
-        ("zebra", 20),
-        ("3,0+2,2", 20),
-    ] {
-        let p: Piece = p.parse().unwrap();
-        for b in boards_rows_le_cols(max) {
-            for closed in [false, true] {
-                if !frontier::splits(b, &p, &spec(closed)) {
-                    continue;
-                }
-                let whole = frontier::count(b, &p, &spec(closed), Method::Auto)
-                    .unwrap()
-                    .undirected;
-                for (left_parts, digits, leaf_states) in grids {
-                    let grid = Grid {
-                        left_parts,
-                        digits,
-                        leaf_states,
-                    };
-                    // the finer grids and trees on the smaller boards
-                    if digits > b.rows.min(b.cols)
-                        || (digits > 4 && b.squares() > 20)
-                        || (digits > 2 && b.squares() > 30)
-                        || (leaf_states < 1000 && b.squares() > 24)
-                    {
-                        continue;
-                    }
-                    let by_grid = frontier::count_by_grid(b, &p, &spec(closed), grid)
-                        .unwrap_or_else(|e| panic!("{b} {p} closed={closed} {grid:?}: {e}"));
-                    assert_eq!(by_grid, whole, "{b} {p} closed={closed} {grid:?}");
-                    checked += 1;
-                }
-            }
-        }
-    }
-    assert!(checked > 100, "only {checked} grid counts");
-}
-
-/// The frontier engine cut into pieces: the pieces add up to the whole count on every board it
-/// meets in the middle up to 40 squares, open and closed, for every number of pieces from 2 to 9
-/// and past the patterns there are (empty pieces count nothing), at every cut it allows, and for
+/// The frontier engine's digit tree (see `frontier::meet`): its pieces and leaves add up to
+/// the count of one sweep (no meeting, no tree: an independent method) on every board it meets
+/// in the middle up to 40 squares, open and closed, with pieces from one to the first column's
+/// every digit and leaves from the whole piece down to single states (every node split to the
+/// last boundary square, as the smallest memory bound makes it), at every cut it allows, and for
 /// other leapers; a count it walks in one sweep (`--from`/`--to`) is one piece.
 #[test]
-fn frontier_pieces_add_up_to_the_whole() {
+fn frontier_tree_pieces_add_up_to_the_sweep() {
     use frontier::Method;
-    let knight = Piece::knight();
-    let count = |b: Board, p: &Piece, sp: &CountSpec, m: Method, pieces: usize| {
-        let c = frontier::count_with(b, p, sp, m, Some(pieces))
-            .unwrap_or_else(|e| panic!("{b} {sp:?} {m:?} in {pieces}: {e}"));
+    let tree = |depth: u32, leaf: u64| TreeSize {
+        depth: Some(depth),
+        leaf_states: Some(leaf),
+    };
+    let count = |b: Board, p: &Piece, sp: &CountSpec, m: Method, t: TreeSize| {
+        let c = frontier::count_with(b, p, sp, m, t)
+            .unwrap_or_else(|e| panic!("{b} {p} {sp:?} {m:?} {t:?}: {e}"));
         (c.directed, c.undirected)
     };
-    let mut split = 0;
-    for b in boards_rows_le_cols(40) {
-        for closed in [false, true] {
-            if !frontier::splits(b, &knight, &spec(closed)) {
-                continue;
-            }
-            let whole = count(b, &knight, &spec(closed), Method::Auto, 1);
-            for pieces in (2..=9).chain([64, 5000]) {
-                assert_eq!(
-                    count(b, &knight, &spec(closed), Method::Auto, pieces),
-                    whole,
-                    "{b} closed={closed} in {pieces} pieces"
-                );
-                split += 1;
-            }
-            for c in 1..b.cols {
-                if let Ok(f) =
-                    frontier::count_with(b, &knight, &spec(closed), Method::MeetAt(c), Some(3))
-                {
-                    assert_eq!((f.directed, f.undirected), whole, "{b} cut {c} in 3");
-                }
-            }
-        }
-    }
-    assert!(split > 300, "only {split} split counts");
-    for name in ["camel", "zebra", "giraffe", "0,1", "3,0+2,2"] {
+    let mut checked = 0;
+    for (name, max) in [
+        ("knight", 40),
+        ("camel", 24),
+        ("zebra", 24),
+        ("giraffe", 24),
+        ("0,1", 20),
+        ("3,0+2,2", 24),
+    ] {
         let p: Piece = name.parse().unwrap();
-        for b in boards_rows_le_cols(24) {
+        for b in boards_rows_le_cols(max) {
             for closed in [false, true] {
-                if !frontier::splits(b, &p, &spec(closed)) {
+                let sp = spec(closed);
+                if !frontier::splits(b, &p, &sp) {
                     continue;
                 }
-                let whole = count(b, &p, &spec(closed), Method::Auto, 1);
-                for pieces in [2, 3, 7] {
+                let sweep = count(b, &p, &sp, Method::Sweep, TreeSize::default());
+                let w = b.rows.min(b.cols);
+                let mut sizes = vec![TreeSize::default(), tree(0, u64::MAX), tree(w, 50)];
+                if b.squares() <= 30 {
+                    // every node split down to its last digit
+                    sizes.extend([tree(0, 1), tree(2, 1)]);
+                } else {
+                    sizes.extend([tree(1, 1000), tree(3, 200)]);
+                }
+                for t in sizes {
                     assert_eq!(
-                        count(b, &p, &spec(closed), Method::Auto, pieces),
-                        whole,
-                        "{b} {p} closed={closed} in {pieces}"
+                        count(b, &p, &sp, Method::Auto, t),
+                        sweep,
+                        "{b} {p} closed={closed} {t:?}"
                     );
+                    checked += 1;
+                }
+                if name == "knight" && b.squares() <= 30 {
+                    for c in 1..b.rows.max(b.cols) {
+                        if let Ok(f) =
+                            frontier::count_with(b, &p, &sp, Method::MeetAt(c), tree(1, 40))
+                        {
+                            assert_eq!((f.directed, f.undirected), sweep, "{b} cut {c}");
+                            checked += 1;
+                        }
+                    }
                 }
             }
         }
     }
+    assert!(checked > 500, "only {checked} tree counts");
     // a count with a fixed end is walked in one sweep: one piece, whatever is asked
+    let knight = Piece::knight();
     let b = board(5, 6);
     let from = CountSpec {
         from: Some(b.square(0)),
@@ -733,45 +684,7 @@ fn frontier_pieces_add_up_to_the_whole() {
     };
     assert!(!frontier::splits(b, &knight, &from));
     assert_eq!(
-        count(b, &knight, &from, Method::Auto, 4),
-        count(b, &knight, &from, Method::Auto, 1)
+        count(b, &knight, &from, Method::Auto, tree(3, 1)),
+        count(b, &knight, &from, Method::Sweep, TreeSize::default())
     );
-}
-
-/// The right prefixes of a grid split the right half: the states of the prefixes of every
-/// number of digits add up to the right half's (no prefix), and a prefix of `d` digits is the
-/// sum of its three prefixes of `d + 1`.
-#[test]
-fn grid_right_prefixes_split_the_right_half() {
-    let knight = Piece::default();
-    for (board, closed) in [("6x6", false), ("5x8", true), ("6x7", false)] {
-        let board: Board = board.parse().unwrap();
-        let spec = CountSpec {
-            closed,
-            symmetry: true,
-            ..CountSpec::default()
-        };
-        let sizes = |d| {
-            frontier::grid_right_sizes(board, &knight, &spec, d, u64::MAX)
-                .unwrap()
-                .into_iter()
-                .map(|(_, n, _)| n)
-                .collect::<Vec<u64>>()
-        };
-        let whole = sizes(0);
-        assert_eq!(whole.len(), 1);
-        let mut coarse = whole;
-        for d in 1..=3 {
-            let fine = sizes(d);
-            assert_eq!(fine.len(), 3usize.pow(d));
-            // prefix b of d digits: digit y is b / 3^y mod 3, so b's parent is b mod 3^(d-1)
-            let parents = 3usize.pow(d - 1);
-            for (p, &n) in coarse.iter().enumerate() {
-                let children: u64 = (0..3).map(|c| fine[p + c * parents]).sum();
-                assert_eq!(children, n, "{board} {d} digits, prefix {p}");
-            }
-            coarse = fine;
-        }
-        assert!(coarse.iter().filter(|&&n| n > 0).count() > 1, "{board}");
-    }
 }

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use knights::count::{self, CountSpec, Engine};
+use knights::engine::TreeSize;
 use knights::{Board, Piece};
 use num_bigint::BigUint;
 
@@ -136,8 +137,9 @@ fn slow_rows() {
     assert!(run_tier("slow") > 0);
 }
 
-/// Counts one row with the frontier engine cut into pieces, twice: in one run of 7 pieces, and
-/// in 5 pieces by 3 shards, each a run with its own checkpoint, merged; `Ok(false)` when the
+/// Counts one row with the frontier engine's digit tree, twice: in one run of 9 pieces with
+/// every node split to its last digit, and as the engine cuts it by 3 shards, each a run with
+/// its own checkpoint, merged; `Ok(false)` when the
 /// engine does not cut this row's count (a sweep, a board it does not take, a count a theorem
 /// settles before any engine runs).
 fn check_by_pieces(row: &Row) -> Result<bool, String> {
@@ -165,11 +167,15 @@ fn check_by_pieces(row: &Row) -> Result<bool, String> {
     };
     let stop = AtomicBool::new(false);
     let mut job = Job::new(b, row.piece.clone(), spec, Engine::Frontier);
-    job.pieces = Some(7);
+    // 9 pieces, every node split to its last digit
+    job.tree = TreeSize {
+        depth: Some(2),
+        leaf_states: Some(1),
+    };
     let whole = driver::run(&job, &stop, &Quiet).map_err(|e| format!("line {}: {e}", row.line))?;
-    if figure(&whole.count) != row.count || whole.units != 7 {
+    if figure(&whole.count) != row.count || whole.units != 9 {
         return Err(format!(
-            "line {}: {b} in 7 pieces: {} in {} pieces",
+            "line {}: {b} in 9 pieces: {} in {} pieces",
             row.line,
             figure(&whole.count),
             whole.units
@@ -179,7 +185,7 @@ fn check_by_pieces(row: &Row) -> Result<bool, String> {
     let mut files = Vec::new();
     for k in 0..3 {
         let path = dir.path().join(format!("shard-{k}.ckpt"));
-        job.pieces = Some(5);
+        job.tree = TreeSize::default();
         job.shard = Some(format!("{k}/3").parse().unwrap());
         job.checkpoint = Some(path.clone());
         let o = driver::run(&job, &stop, &Quiet).map_err(|e| format!("line {}: {e}", row.line))?;

@@ -602,22 +602,22 @@ fn stage_of(path: &Path) -> Option<(String, usize)> {
 
 /// Where a frontier count with the checkpoint log `ck` stands, in an order that only grows while
 /// it runs: pieces recorded in the log, whether the work the pieces share is saved (`ck.split`),
-/// then the stage saved in `ck.layers` (forward walk, crossing, or piece N) and its layers done.
+/// the leaves of the piece in progress recorded beside the log (`ck.leaves`: lines after its
+/// header), and the forward walk's layers saved in `ck.layers`.
 fn frontier_mark(ck: &Path) -> [usize; 5] {
     let pieces = records(ck);
     let split = usize::from(beside(ck, ".split").exists());
-    let (rank, piece, done) = match stage_of(&beside(ck, ".layers")) {
-        Some((phase, done)) => match phase.strip_prefix("piece ") {
-            Some(n) => (2, n.parse().unwrap(), done),
-            None => match phase.as_str() {
-                "sweep" | "forward" => (0, 0, done),
-                "crossing" => (1, 0, done),
-                _ => panic!("unknown phase {phase}"),
-            },
+    let leaves = fs::read_to_string(beside(ck, ".leaves"))
+        .map(|t| t.lines().count().saturating_sub(1))
+        .unwrap_or(0);
+    let done = match stage_of(&beside(ck, ".layers")) {
+        Some((phase, done)) => match phase.as_str() {
+            "sweep" | "forward" => done,
+            _ => panic!("unknown phase {phase}"),
         },
-        None => (0, 0, 0),
+        None => 0,
     };
-    [pieces, split, rank, piece, done]
+    [pieces, split, 0, leaves, done]
 }
 
 /// Waits until the frontier count with the checkpoint `ck` is past `after`; the mark, or None
@@ -637,8 +637,8 @@ fn wait_for_mark(child: &mut Child, ck: &Path, after: Option<[usize; 5]>) -> Opt
     panic!("no frontier progress in 120 s");
 }
 
-/// A one-thread frontier count of 6x6 open tours in 4 pieces with the checkpoint `ck`.
-fn frontier_6x6(ck: &Path) -> [&str; 10] {
+/// A one-thread frontier count of 6x6 open tours (9 pieces) with the checkpoint `ck`.
+fn frontier_6x6(ck: &Path) -> [&str; 8] {
     [
         "count",
         "6x6",
@@ -646,8 +646,6 @@ fn frontier_6x6(ck: &Path) -> [&str; 10] {
         "frontier",
         "--threads",
         "1",
-        "--pieces",
-        "4",
         "--checkpoint",
         path_str(ck),
     ]
@@ -868,8 +866,6 @@ fn frontier_shards_share_one_split() {
             "6x6",
             "--engine",
             "frontier",
-            "--pieces",
-            "6",
             "--threads",
             "1",
             "--split",
@@ -880,7 +876,7 @@ fn frontier_shards_share_one_split() {
     for c in children {
         let out = c.wait_with_output().unwrap();
         assert_succeeded(&out);
-        assert_eq!(json_of(&out)["units"], 6);
+        assert_eq!(json_of(&out)["units"], 9);
         waited += usize::from(String::from_utf8_lossy(&out.stderr).contains("waiting for"));
     }
     assert!(waited < n, "someone made the split");
@@ -891,43 +887,6 @@ fn frontier_shards_share_one_split() {
     let v = merge_json(&files);
     assert_eq!(v["directed"], OPEN_6X6);
     assert_eq!(v["engine"], "frontier");
-}
-
-/// Shards run in turn: the first makes the split and saves the right half's index beside it,
-/// the next read that index; a damaged or missing index costs time only (the shard indexes the
-/// right half again, and says so when the file is there), and the total is the same.
-#[test]
-fn frontier_shards_read_the_saved_index_or_do_without_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let split = dir.path().join("run.split");
-    let index = dir.path().join("run.split.index");
-    let n = 4;
-    let files: Vec<String> = (0..n)
-        .map(|k| path_str(&dir.path().join(format!("shard-{k}.ckpt"))).to_string())
-        .collect();
-    let run = |k: usize| {
-        let shard = format!("{k}/{n}");
-        let out = knights()
-            .args(["count", "6x6", "--engine", "frontier", "--pieces", "6"])
-            .args(["--threads", "1", "--split", path_str(&split)])
-            .args(["--shard", &shard, "--checkpoint", &files[k]])
-            .output()
-            .unwrap();
-        assert_succeeded(&out);
-        String::from_utf8_lossy(&out.stderr).into_owned()
-    };
-    let unusable = "cannot be used";
-    assert!(!run(0).contains(unusable));
-    assert!(index.exists(), "the index is saved beside the split");
-    assert!(!run(1).contains(unusable), "the saved index is read");
-    let mut bytes = fs::read(&index).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 1;
-    fs::write(&index, &bytes).unwrap();
-    assert!(run(2).contains(unusable));
-    fs::remove_file(&index).unwrap();
-    assert!(!run(3).contains(unusable));
-    assert_eq!(merge_json(&files)["directed"], OPEN_6X6);
 }
 
 /// Runs `knights status FILE --json` and returns its JSON.
@@ -1130,49 +1089,43 @@ fn the_memory_bound_holds_for_the_whole_process() {
     assert!(peak > BOUND_KIB / 2, "peak resident only {peak} KiB: {err}");
 }
 
-/// 5x8 open tours counted by the frontier engine as a grid of `grid` pieces on one thread (its
-/// shared left layer has many states, so every left part has some).
-fn grid_5x8<'a>(grid: &'a str, ck: &'a Path) -> [&'a str; 8] {
-    one_thread_5x8("--grid", grid, ck)
+/// 5x8 open tours counted by the frontier engine on one thread with the checkpoint `ck`: a
+/// digit tree of 9 pieces.
+fn tree_5x8(ck: &Path) -> [&str; 8] {
+    one_thread_5x8("--engine", "frontier", ck)
 }
 
 #[test]
-fn a_grid_count_resumes_from_its_checkpoint_and_shards_merge() {
+fn a_tree_count_resumes_from_its_checkpoint_and_shards_merge() {
     let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("grid.ckpt");
-    let v = finish(&grid_5x8("3,2", &ck));
+    let ck = dir.path().join("tree.ckpt");
+    let v = finish(&tree_5x8(&ck));
     assert_eq!(
         (&v["engine"], &v["pieces"], &v["directed"], &v["complete"]),
         (
             &Value::from("frontier"),
-            &Value::from(27),
+            &Value::from(9),
             &Value::from(OPEN_5X8),
             &Value::from(true)
         )
     );
-    assert!(
-        v["how"]
-            .as_str()
-            .unwrap()
-            .contains("grid of 3 left parts by 9 right prefixes")
-    );
-    assert_eq!(records(&ck), 27);
+    assert!(v["how"].as_str().unwrap().contains("digit tree"), "{v}");
+    assert_eq!(records(&ck), 9);
     let status = knights().arg("status").arg(&ck).output().unwrap();
     assert!(
         String::from_utf8_lossy(&status.stdout)
-            .contains("27 pieces (a grid of 3 left parts by 9 right prefixes: --grid 3,2)")
+            .contains("9 pieces (a digit tree of the first 2 boundary squares)")
     );
-    // pieces lost from the log are counted again, the others read from it; the grid is
-    // read from the log when the command does not give it
+    // pieces lost from the log are counted again, the others read from it
     let text = fs::read_to_string(&ck).unwrap();
-    let kept: Vec<&str> = text.lines().take(HEADER_LINES + 10).collect();
+    let kept: Vec<&str> = text.lines().take(HEADER_LINES + 4).collect();
     fs::write(&ck, kept.join("\n") + "\n").unwrap();
-    let resumed = finish(&["count", "5x8", "--checkpoint", path_str(&ck)]);
+    let resumed = finish(&tree_5x8(&ck));
     assert_eq!(resumed["directed"], OPEN_5X8);
-    assert_eq!(resumed["pieces"], 27);
-    assert_eq!(records(&ck), 27);
+    assert_eq!(resumed["pieces"], 9);
+    assert_eq!(records(&ck), 9);
     // every piece of the resumed log holds what a fresh count of it finds
-    let other = finish(&grid_5x8("3,2", &dir.path().join("again.ckpt")));
+    let other = finish(&tree_5x8(&dir.path().join("again.ckpt")));
     let lines = |p: &Path| {
         let mut l: Vec<String> = fs::read_to_string(p)
             .unwrap()
@@ -1186,23 +1139,11 @@ fn a_grid_count_resumes_from_its_checkpoint_and_shards_merge() {
     };
     assert_eq!(lines(&ck), lines(&dir.path().join("again.ckpt")));
     assert_eq!(other["directed"], OPEN_5X8);
-    // pieces of more than one left part count tours
-    let parts: std::collections::BTreeSet<usize> = lines(&ck)
-        .iter()
-        .filter(|r| !r.ends_with(" 0"))
-        .map(|r| r.split(' ').next().unwrap().parse::<usize>().unwrap() % 3)
-        .collect();
-    assert!(parts.len() > 1, "{parts:?}");
-    // another grid on the same log is refused, naming the cut and the grid to give
-    let out = knights().args(grid_5x8("2,1", &ck)).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("cut into 27 pieces") && err.contains("--grid 3,2"),
-        "{err}"
-    );
+    // more than one piece counts tours
+    assert!(lines(&ck).iter().filter(|r| !r.ends_with(" 0")).count() > 1);
 
-    // shards of a grid, each its own process, merge to the total
+    // shards, each its own process, merge to the total; a shard's log is not resumed as
+    // another number of shards
     let (files, children) = spawn_shards(
         dir.path(),
         4,
@@ -1210,8 +1151,8 @@ fn a_grid_count_resumes_from_its_checkpoint_and_shards_merge() {
             "count",
             "5x8",
             "--closed",
-            "--grid",
-            "2,2",
+            "--engine",
+            "frontier",
             "--threads",
             "1",
         ],
@@ -1222,69 +1163,27 @@ fn a_grid_count_resumes_from_its_checkpoint_and_shards_merge() {
     let v = merge_json(&files);
     assert_eq!(
         (v["undirected"].as_u64(), v["pieces"].as_u64()),
-        (Some(44_202), Some(18))
+        (Some(44_202), Some(9))
     );
     assert_eq!(v["engine"], "frontier");
+    let out = knights()
+        .args([
+            "count", "5x8", "--closed", "--engine", "frontier", "--shard", "0/3",
+        ])
+        .args(["--checkpoint", &files[0]])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("its shard is 0/4"), "{err}");
 }
 
 #[test]
-fn bad_grids_are_refused_in_one_line() {
-    for (args, want) in [
-        (
-            &["count", "6x6", "--grid", "4"][..],
-            "not a grid: give PARTS,DIGITS",
-        ),
-        (&["count", "6x6", "--grid", "0,1"], "0 is out of range"),
-        (&["count", "6x6", "--grid", "2,9"], "9 is out of range"),
-        (
-            &["count", "6x6", "--grid", "2,1", "--pieces", "3"],
-            "cannot be used with",
-        ),
-        (
-            &["count", "6x6", "--grid", "2,1", "--engine", "dfs"],
-            "--grid sets how the frontier",
-        ),
-        (
-            &["count", "6x6", "--grid", "2,1", "--from", "a1"],
-            "meeting in the middle needs a symmetric count (no --from",
-        ),
-        (
-            &["count", "5x5", "--piece", "3,0+2,2", "--grid", "2,1"],
-            "needs a board of at least 6 columns along its long side, and 5x5 has 5",
-        ),
-        (
-            &["count", "3x4", "--grid", "2,1"],
-            "the piece reaches from the left half, and on 3x4 some it does not",
-        ),
-        (&["count", "6x6", "--grid", "2,7"], "digits at most 6"),
-    ] {
-        let out = knights().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(want) && err.lines().count() == 1,
-            "{args:?}: {err}"
-        );
-    }
-}
-
-/// A grid piece stopped midway goes on from the leaves of its prefix tree that it finished,
-/// kept beside the log (`FILE.leaves`): here the last piece of a finished 5x8 run is taken out
-/// of its log and its one leaf written beside it, as a piece killed after its last leaf leaves
-/// them. `status` tells the leaf, the resumed count reads it instead of walking the piece
-/// again, and the file is gone once the count is done; a file of another run is not read.
-#[test]
-fn a_grid_piece_goes_on_from_its_finished_leaves() {
+fn a_piece_goes_on_from_its_finished_leaves() {
     let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("g.ckpt");
-    let leaves = dir.path().join("g.ckpt.leaves");
-    let run = || {
-        knights()
-            .args(["count", "5x8", "--grid", "2,1", "--checkpoint"])
-            .arg(&ck)
-            .output()
-            .unwrap()
-    };
+    let ck = dir.path().join("t.ckpt");
+    let leaves = dir.path().join("t.ckpt.leaves");
+    let run = || knights().args(tree_5x8(&ck)).output().unwrap();
     // the headline: "5x8 open tours of the knight: D directed, U undirected"
     let total = |out: &std::process::Output| -> String {
         assert!(
@@ -1303,7 +1202,8 @@ fn a_grid_piece_goes_on_from_its_finished_leaves() {
         .find_map(|l| l.strip_prefix("fingerprint "))
         .unwrap()
         .to_string();
-    // piece 5 of 2 parts x 3 prefixes: part 1, prefix 2; with one digit its leaf is (1, 2)
+    // piece 5 of 9 is the node of two digits 1, 2 (5 = 1*3 + 2): recorded as its own leaf
+    // (2, 5), it is not walked again
     for (fp, read) in [(fingerprint.as_str(), true), ("00000000000000ff", false)] {
         let kept: Vec<&str> = log.lines().filter(|l| !l.starts_with("5 ")).collect();
         let count = log
@@ -1314,7 +1214,7 @@ fn a_grid_piece_goes_on_from_its_finished_leaves() {
         std::fs::write(&ck, kept.join("\n") + "\n").unwrap();
         std::fs::write(
             &leaves,
-            format!("knights-grid-leaves-1 {fp} 5\n1 2 {count}\n"),
+            format!("knights-tree-leaves-1 {fp} 5\n2 5 {count}\n"),
         )
         .unwrap();
         let status = knights().arg("status").arg(&ck).output().unwrap();
@@ -1336,58 +1236,50 @@ fn a_grid_piece_goes_on_from_its_finished_leaves() {
     }
 }
 
-/// A grid count stopped by the memory bound names the layer it stopped at, of the stage it was
-/// in: bounds from 6 to 30 MiB stop 5x8's shared walks (30 layers) at several layers, and a
-/// piece's walks at a layer of their own stage (an error once named the stage's first layer
-/// whichever layer stopped, and the total of a stage walked before).
+/// Counts of a fraction of a second fit tiny bounds by the same cut: 5x8 open under every
+/// bound from 48 MiB to 96 MiB counts the same; a bound too small for any cut stops with exit 2
+/// and the figure it needed, naming the layer, of the stage or piece it was in.
 #[test]
-fn a_grid_count_stopped_by_memory_names_the_layer() {
-    let re = |err: &str| -> Option<(u32, u32, bool)> {
-        let at = err.split(" at layer ").nth(1)?;
-        let mut words = at.split_whitespace();
-        let x = words.next()?.parse().ok()?;
-        let _of = words.next()?;
-        let y = words.next()?.parse().ok()?;
-        Some((x, y, words.next() == Some("in")))
-    };
-    let mut shared = std::collections::BTreeSet::new();
-    for mib in (6..=30).step_by(2) {
+fn tiny_bounds_count_or_stop_naming_the_layer() {
+    let mut stops = 0;
+    for mib in [6, 12, 20, 48, 64, 96] {
         let bound = format!("{mib}M");
         let out = knights()
-            .args([
-                "count",
-                "5x8",
-                "--grid",
-                "2,1",
-                "--force",
-                "--max-memory",
-                &bound,
-            ])
+            .args(["count", "5x8", "--json", "--max-memory", &bound])
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        let Some((x, y, in_piece)) = err.lines().last().and_then(re) else {
+        if mib >= 48 {
+            assert_succeeded(&out);
+            assert_eq!(json_of(&out)["directed"], OPEN_5X8, "{bound}");
             continue;
-        };
-        assert_eq!(out.status.code(), Some(2), "{bound}: {err}");
-        assert!((1..=y).contains(&x), "{bound}: {err}");
-        if !in_piece {
-            assert_eq!(y, 30, "{bound}: {err}");
-            shared.insert(x);
         }
+        // a bound below what the process itself holds at its start may stop or not
+        if out.status.success() {
+            assert_eq!(json_of(&out)["directed"], OPEN_5X8, "{bound}");
+            continue;
+        }
+        stops += 1;
+        assert_eq!(out.status.code(), Some(2), "{bound}: {err}");
+        let line = err.lines().last().unwrap();
+        assert!(
+            line.contains("needs more than")
+                && line.contains(" at layer ")
+                && line.contains("--max-memory"),
+            "{bound}: {err}"
+        );
     }
-    assert!(shared.len() >= 3, "layers named: {shared:?}");
+    assert!(stops > 0, "no bound was too small");
 }
 
 #[test]
-fn a_grid_count_killed_mid_way_resumes_to_the_exact_count() {
+fn a_tree_count_killed_mid_way_resumes_to_the_exact_count() {
     let dir = tempfile::tempdir().unwrap();
-    let ck = dir.path().join("grid.ckpt");
+    let ck = dir.path().join("tree.ckpt");
     let args = [
         "count",
-        "5x8",
-        "--grid",
-        "2,2",
+        "6x7",
+        "--closed",
         "--threads",
         "1",
         "--checkpoint",
@@ -1395,15 +1287,16 @@ fn a_grid_count_killed_mid_way_resumes_to_the_exact_count() {
     ];
     let mut child = spawn(&args);
     assert!(
-        wait_for_records(&mut child, &ck, 3),
+        wait_for_records(&mut child, &ck, 2),
         "the count ended before it was killed"
     );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let kept = records(&ck);
-    assert!((3..18).contains(&kept), "{kept} pieces recorded");
+    assert!(kept >= 2, "{kept} pieces recorded");
     let v = finish(&args);
-    assert_eq!(v["directed"], OPEN_5X8);
-    assert_eq!(v["pieces"], 18);
-    assert_eq!(records(&ck), 18);
+    assert_eq!(v["undirected"], 1_067_638);
+    let pieces = v["pieces"].as_u64().unwrap() as usize;
+    assert!(pieces >= 9 && kept < pieces, "{kept} of {pieces}");
+    assert_eq!(records(&ck), pieces);
 }

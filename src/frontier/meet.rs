@@ -1,0 +1,970 @@
+//! Meeting in the middle, cut by a digit tree: how a symmetric count is split into pieces that
+//! each fit any memory bound, what work they share, and how each one is counted.
+//!
+//! The board is cut after `c` columns. The left half is walked to the cut and on through the
+//! *crossing*, the `h` columns past it whose squares take edges from the left only (see
+//! `join.rs`); the right half is the same walk mirrored end to end, `r = len - c` columns. The
+//! crossing's first column and the right half's last are the same squares, and each square's
+//! digit there (edges taken from its own side: none, one, two) is final as soon as it is walked,
+//! on either side. A left state and a right state join only where their digits agree (the left
+//! needs what the right has), so both sides are cut by the same *digit tree* (see `tree.rs`):
+//! node `(j, p)` holds the crossing's states after `j` steps and the right half's after `j`
+//! steps of its last column whose first `j` squares have the digits `p`, and the count is the
+//! sum over the tree's leaves of each leaf's crossing joined with its right states.
+//!
+//! - **Shared**: the forward walk to `max(c, r - 1)` columns (one walk serves both halves), cut
+//!   by columns into digit trees where its layers are large. It leaves the left table at the
+//!   cut and the right table one column before it, kept in the split file beside the checkpoint.
+//! - **Pieces**: the nodes of depth `d` (`3^d` pieces, `d` from the shared tables' size and the
+//!   number of shards), numbered so that each shard's pieces are one run of the tree and its
+//!   nodes above them are made once a process.
+//! - **In a piece**: a node is cut again, and only that node, while it is too large for memory
+//!   or for a quick leaf; large nodes make their children one at a time and wait on disk while
+//!   they do. A leaf walks the right half's last column to its end, indexes it, walks the
+//!   crossing to its end against that index and joins. A node can be cut further on the
+//!   crossing alone (the second column's digits) once its right side is indexed. Each leaf's
+//!   count is recorded beside the checkpoint as it is joined (`leaves.rs`), so a piece stopped
+//!   midway goes on from its last leaf.
+//!
+//! **Mirror images.** The forward walk merges each state with its mirror image (rows reversed)
+//! at every column end, which halves it; the digits of a column do not survive the mirror (it
+//! reverses them), so below the tree's root nothing is merged. One side is made *true* again
+//! for the join: the left table at the cut is expanded into each state and its image with half
+//! the merged count each, and the crossing walks that. The right table one column before the
+//! cut stays merged and its last column is walked without merging, so each right state stands
+//! for itself and its image's walk at once; against a true left side, which the board's
+//! symmetry makes symmetric, a state's image's walk joins exactly as the state's own does, so
+//! the sum is the count. Which side is made true is the one walked less after the root: the
+//! crossing starts from the smaller table.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
+use super::join::{self, Boundary, Prefixes, RightIndex};
+use super::layout::{self, Step};
+use super::snapshot;
+use super::state::{Key, Perm};
+use super::table::{Batch, Builder, Layer, Stopped};
+use super::tree::{Node, Spill};
+use super::{Cut, Run};
+use crate::engine::{Host, Ran, RunError, Split};
+use crate::error::Error;
+use crate::human::{group_u64, human_bytes, human_duration, plural};
+use crate::store::TurnLock;
+
+/// The rule that cuts and numbers the pieces: part of a cut's fingerprint (a new rule makes
+/// new pieces, and a checkpoint of another rule is not resumed).
+const RULE: &str = "tree-1: the first boundary column's digits on both sides, the left side true, pieces the nodes of one depth, a shard's pieces one run of them";
+
+/// The flag of a tree cut's param in the checkpoint log; the depth of its pieces below it.
+const TREE_PARAM: usize = 1 << 25;
+
+/// The depth of the pieces a recorded param names, if it names a tree cut.
+pub(crate) fn depth_of_param(param: usize) -> Option<u32> {
+    (param & TREE_PARAM != 0).then_some((param & 0xff) as u32)
+}
+
+/// States of the shared tables a piece stands for when the count chooses its pieces: 8x8 open
+/// (214 million) in 243 pieces of a few minutes on two cores, 7x8 open (11 million) in 27,
+/// 7x7 open in 3. More pieces cost little (a shard makes their common nodes once), and a
+/// piece is what a stop loses at worst when no leaf is recorded.
+const PIECE_STATES: u64 = 1 << 20;
+
+/// The fewest pieces a count is cut into where its first boundary column allows: a small
+/// count's pieces cost nothing more, and a stop loses a ninth of it at most.
+const MIN_PIECES: u64 = 9;
+
+/// A node whose sides hold at most this many states together is walked to its end as one
+/// leaf (by default; a smaller memory bound makes leaves smaller): small tables stay in the
+/// processor's caches, and 7x7 open took 59 s so against 69 s with leaves eight times larger.
+pub(crate) const LEAF_STATES: u64 = 1 << 18;
+
+/// A node larger than this makes its children one at a time, each while the node stays (in a
+/// file where it is large), instead of all three at once beside it.
+const ONE_PASS_STATES: u64 = 1 << 22;
+
+/// The tables every piece starts from.
+pub(crate) struct Roots<K: Key> {
+    /// The left table at the cut (merged, or the true one: each state and its image), in
+    /// memory or on disk.
+    left: Node<K>,
+    /// The right table one column before the cut (true, or merged), in memory or on disk.
+    right: Node<K>,
+    /// States of the two as the forward walk left them (merged).
+    left_merged: u64,
+    right_len: u64,
+    /// Whether the right side is the one made true (the left then stays merged).
+    true_right: bool,
+    /// Seconds a state read took in the forward walk's last column, on all threads.
+    rate: f64,
+}
+
+/// What every piece walks: the crossing's steps, the right half's last column, the boundary.
+pub(crate) struct Plan<K: Key> {
+    cut: Cut,
+    xsteps: Vec<Step<K>>,
+    ysteps: Vec<Step<K>>,
+    boundary: Boundary,
+    /// Boundary squares (the crossing's steps) and the first column's (the right's steps).
+    m: usize,
+    w: usize,
+    /// The depth of the pieces.
+    depth: usize,
+    /// Leaves: the most states of a node walked to its end.
+    leaf_states: u64,
+    /// Nodes larger than this wait on disk while their children are made.
+    spill_bytes: u64,
+}
+
+/// A node's right side: still to be walked, or walked to its end and indexed.
+enum Side<'a, K: Key> {
+    Open(&'a Node<K>),
+    Done(&'a Indexed),
+}
+
+/// A right side walked to its end: its index for the join, and what its classes admit.
+struct Indexed {
+    index: RightIndex,
+    prefixes: Prefixes,
+}
+
+/// States the crossing reads for each state of the merged left table it starts from (290 on
+/// 7x7 and 7x8 open, 627 on 8x8 closed), and the right half's last column for each state of
+/// its merged table (60 to 64, and 135 on 8x8 closed), for projections.
+pub(crate) const X_READS: f64 = 300.0;
+pub(crate) const Y_READS: f64 = 80.0;
+
+/// The right side is made true where its merged table holds fewer than this many times the
+/// left's states: the crossing reads about 290 states for each state of its start (two columns,
+/// its squares never leaving), the right's last column about 64 (7x7 and 7x8 open, 8x8 closed),
+/// and the side made true is read twice over. 7x7 open reads 280 million states so, against
+/// 430 million with the left made true.
+const TRUE_RIGHT: f64 = 4.5;
+
+/// A forward column is cut into a digit tree once it starts from more states than this (its
+/// layers then grow to tens of millions); a smaller one is walked whole.
+const COLUMN_TREE_STATES: u64 = 1 << 21;
+
+/// What a piece took, for its report.
+#[derive(Default)]
+struct PieceFigures {
+    leaves: u64,
+    resumed: u64,
+    retries: u64,
+}
+
+impl<K: Key> Run<'_, K> {
+    /// A meeting in the middle cut by the digit tree: the shared walk, then the pieces this
+    /// process counts, each reported as it is done.
+    pub(crate) fn meet(&mut self, cut: Cut, host: &dyn Host) -> Result<Ran, RunError> {
+        let shards = self.limits.shards.max(1) as usize;
+        // a resumed run takes the depth its log records, and skips the shared work when none
+        // of its pieces is left
+        let mut todo = None;
+        if let Some(rec) = host.recorded() {
+            if let Some(d) = depth_of_param(rec.param) {
+                let split = self.tree_split(cut, d as usize, shards);
+                let left = host.start(&split)?;
+                if left.is_empty() {
+                    self.finish_files();
+                    return Ok(Ran::default());
+                }
+                todo = Some((split, left));
+            }
+        }
+        let Some(roots) = self.roots(cut)? else {
+            return Ok(self.interrupted());
+        };
+        let (split, mut todo) = match todo {
+            Some(t) => t,
+            None => {
+                let d = match self.limits.tree.depth {
+                    // a piece with moves within a column has no digits on the right side
+                    _ if !self.walk.column_free() => 0,
+                    Some(d) => (d as usize).min(self.walk.w as usize),
+                    None => self.choose_depth(&roots, shards),
+                };
+                let split = self.tree_split(cut, d, shards);
+                let todo = host.start(&split)?;
+                (split, todo)
+            }
+        };
+        let depth = depth_of_param(split.param).expect("a tree cut") as usize;
+        let plan = self.plan(cut, depth);
+        self.announce(&roots, &plan, &split, todo.len());
+        // a piece's layers, as progress and messages number them: the crossing's steps and
+        // the join
+        self.total = plan.m + 1;
+        self.open_leaves(split.fingerprint);
+        let order = order(split.pieces, shards);
+        todo.sort_by_key(|&i| order[i]);
+        let mut path: Vec<(u64, Node<K>, Node<K>)> = Vec::new();
+        let t = Instant::now();
+        let mut figures = PieceFigures::default();
+        let mut done = 0usize;
+        for &i in &todo {
+            if self.stopped() {
+                return Ok(self.interrupted());
+            }
+            self.piece = Some((i, split.pieces));
+            let p = order[i];
+            let resumed = self.leaves.begin(i as u64)?;
+            if resumed > 0 {
+                self.obs.info(&format!(
+                    "piece {}: {resumed} lea{} counted before it stopped, read back from beside the log; going on from there",
+                    i + 1,
+                    if resumed == 1 { "f" } else { "ves" }
+                ));
+            }
+            let count = match self.piece_count(&plan, &roots, &mut path, p, &mut figures) {
+                Ok(c) => c,
+                Err(_) if self.stopped() => return Ok(self.interrupted()),
+                Err(e) => return Err(e),
+            };
+            host.done(i, count)?;
+            done += 1;
+            let spent = t.elapsed().as_secs_f64();
+            if spent >= 10.0 && done < todo.len() {
+                self.obs.info(&format!(
+                    "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {}",
+                    i + 1,
+                    split.pieces,
+                    done,
+                    todo.len(),
+                    human_duration(spent),
+                    human_duration(spent / done as f64 * (todo.len() - done) as f64)
+                ));
+            }
+        }
+        drop(path);
+        self.finish_files();
+        let how = format!(
+            "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{} (a digit tree of the first boundary column, {} leaves here{})",
+            cut.left,
+            cut.right,
+            cut.cross,
+            group_u64(split.pieces as u64),
+            plural(split.pieces as u64),
+            group_u64(figures.leaves),
+            if figures.resumed > 0 {
+                format!(
+                    ", {} read back from a stopped run",
+                    group_u64(figures.resumed)
+                )
+            } else {
+                String::new()
+            }
+        );
+        Ok(Ran {
+            how: Some(how),
+            peak: Some(self.peak()),
+        })
+    }
+
+    /// The work every piece shares: the forward walk to the tables at the cut, or the split
+    /// file that holds them (made by this process before, or by another shard). `None` when
+    /// interrupted (the walk so far saved beside the checkpoint).
+    fn roots(&mut self, cut: Cut) -> Result<Option<Roots<K>>, RunError> {
+        // one process makes a split the shards share, the others wait for it and read it; a
+        // split of this run alone is guarded by the checkpoint's lock
+        let shared = self
+            .split_path
+            .clone()
+            .filter(|_| self.limits.split.is_some());
+        let _turn = match &shared {
+            Some(p) => {
+                let obs = self.obs;
+                let waiting = || {
+                    obs.info(&format!(
+                        "waiting for '{}': another process is making it",
+                        p.display()
+                    ));
+                };
+                match TurnLock::wait(p, self.stop, waiting)? {
+                    Some(t) => Some(t),
+                    None => return Ok(None),
+                }
+            }
+            None => None,
+        };
+        if let Some(p) = self.split_path.clone() {
+            if let Some(r) = self.read_roots(&p, cut)? {
+                return Ok(Some(r));
+            }
+        }
+        let w = self.walk.w as usize;
+        let (lsq, rq) = (cut.left as usize * w, (cut.right as usize - 1) * w);
+        let end = lsq.max(rq);
+        let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, end as u32);
+        self.total = end;
+        let resume = self.load_layers()?;
+        let (mut layer, mut done, mut left, mut right) = match resume {
+            Some(mut s) if s.phase == "forward" && s.done % w == 0 && s.done <= end => {
+                let done = s.done;
+                let current = s.take("current").ok_or_else(|| self.foreign_phase())?;
+                (current, done, s.take("left"), s.take("right"))
+            }
+            Some(_) => return Err(self.foreign_phase()),
+            None => (
+                Layer::single(K::ZERO, self.walk.key_bytes(), 1),
+                0,
+                None,
+                None,
+            ),
+        };
+        self.saver.saved = done > 0;
+        self.progress(done, &layer, "forward");
+        let mut rate = 0.0;
+        while done < end {
+            let t = Instant::now();
+            let read0 = self.sweep.read;
+            let leaf = if layer.len() > COLUMN_TREE_STATES && self.walk.column_free() {
+                LEAF_STATES
+            } else {
+                u64::MAX
+            };
+            let next = match self.column(&layer, &fwd[done..done + w], leaf, done) {
+                Ok(l) => l,
+                Err(_) if self.stopped() => {
+                    if !self.saver.saved {
+                        self.save_forward(done, end, &layer, left.as_ref(), right.as_ref())?;
+                    }
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
+            let reads = self.sweep.read - read0;
+            rate = t.elapsed().as_secs_f64() / reads.max(1) as f64;
+            self.column_reads = reads as f64 / layer.len().max(1) as f64;
+            layer = next;
+            done += w;
+            self.saver.saved = false;
+            self.check_reach(done - 1, &layer, done == end)?;
+            if done == lsq {
+                left = Some(layer.clone());
+            }
+            if done == rq && rq != lsq {
+                right = Some(layer.clone());
+            }
+            if self.saver.due() && done < end {
+                self.save_forward(done, end, &layer, left.as_ref(), right.as_ref())?;
+            }
+        }
+        drop(layer);
+        let left = left.ok_or_else(|| self.foreign_phase())?;
+        if let Some(p) = &self.split_path {
+            let mut tables = vec![("left", &left)];
+            if let Some(r) = &right {
+                tables.push(("right", r));
+            }
+            snapshot::save(
+                p,
+                &self.name,
+                "split",
+                (rate * 1e12) as usize,
+                (0, 0),
+                &tables,
+            )?;
+            self.saver.clear();
+        }
+        self.make_roots(left, right, rate).map(Some)
+    }
+
+    fn save_forward(
+        &mut self,
+        done: usize,
+        end: usize,
+        layer: &Layer<K>,
+        left: Option<&Layer<K>>,
+        right: Option<&Layer<K>>,
+    ) -> Result<(), RunError> {
+        let mut tables = Vec::new();
+        if let Some(l) = left {
+            tables.push(("left", l));
+        }
+        if let Some(r) = right {
+            tables.push(("right", r));
+        }
+        tables.push(("current", layer));
+        self.saver
+            .save(&self.name, ("forward", done, done, end), &tables)
+    }
+
+    /// The shared tables saved at `p`, if there is such a file.
+    fn read_roots(&mut self, p: &std::path::Path, cut: Cut) -> Result<Option<Roots<K>>, RunError> {
+        let Some(mut s) = snapshot::load::<K>(p, &self.name, self.walk.key_bytes())? else {
+            return Ok(None);
+        };
+        let w = self.walk.w;
+        if s.phase != "split" {
+            return Err(self.foreign_phase());
+        }
+        let left = s.take("left").ok_or_else(|| self.foreign_phase())?;
+        let right = s.take("right");
+        if right.is_some() == (cut.left == cut.right - 1) {
+            return Err(self.foreign_phase());
+        }
+        let _ = w;
+        self.make_roots(left, right, s.done as f64 * 1e-12)
+            .map(Some)
+    }
+
+    /// The roots of the tree from the forward walk's tables (the left's own table where the
+    /// two are one): the side walked less below the root made true (see [`TRUE_RIGHT`]), the
+    /// right kept on disk where it is large.
+    fn make_roots(
+        &mut self,
+        left: Layer<K>,
+        right: Option<Layer<K>>,
+        rate: f64,
+    ) -> Result<Roots<K>, RunError> {
+        self.relieve();
+        let right = match right {
+            Some(r) => r,
+            None => left.clone(),
+        };
+        let (left_merged, right_len) = (left.len(), right.len());
+        let true_right = (right_len as f64) < TRUE_RIGHT * left_merged as f64;
+        let mirror = |cols: u32| {
+            let steps = layout::steps::<K>(
+                &self.walk,
+                &self.rules,
+                cols * self.walk.w - 1,
+                cols * self.walk.w,
+            );
+            let step = steps.into_iter().next().expect("one step");
+            (
+                step.mirror
+                    .expect("a symmetric count merges mirror images at column ends"),
+                step.width,
+            )
+        };
+        let cut = self.cut.expect("a meeting");
+        let (left, right) = if true_right {
+            let (perm, width) = mirror(cut.right - 1);
+            let right = self.unmerged(&right, &perm, width)?;
+            (left, right)
+        } else {
+            let (perm, width) = mirror(cut.left);
+            (self.unmerged(&left, &perm, width)?, right)
+        };
+        // the roots are read again for every piece: kept on disk where they are large
+        let large = self.limits.max_memory / 8;
+        let keep = |l: Layer<K>| -> Result<Node<K>, RunError> {
+            if l.bytes() > large {
+                Ok(Node::Disk(Spill::write(&l, &self.spill_dir())?))
+            } else {
+                Ok(Node::Mem(l))
+            }
+        };
+        let (left, right) = (keep(left)?, keep(right)?);
+        Ok(Roots {
+            left,
+            right,
+            left_merged,
+            right_len,
+            true_right,
+            rate,
+        })
+    }
+
+    /// The true table of a merged one: each state and its mirror image (by `perm` over
+    /// `width` slots) with half the merged count each.
+    fn unmerged(&self, layer: &Layer<K>, perm: &Perm<K>, width: u32) -> Result<Layer<K>, RunError> {
+        let builder = Builder::new(
+            layer.len() * 2,
+            layer.shape(),
+            layer.bytes(),
+            self.sweep.limit,
+            None,
+        );
+        let odd = AtomicBool::new(false);
+        (0..layer.part_count()).into_par_iter().for_each(|p| {
+            let mut batch = Batch::new(&builder);
+            let mut half = Vec::new();
+            for (k, c) in layer.part(p) {
+                let m = perm.apply(k, width);
+                if m == k {
+                    batch.push(k, c);
+                    continue;
+                }
+                let words: Vec<u64> = c.words().collect();
+                // Relaxed: read once all workers are done
+                if words[0] & 1 == 1 {
+                    odd.store(true, Ordering::Relaxed);
+                }
+                half.clear();
+                for (i, w) in words.iter().enumerate() {
+                    let next = words.get(i + 1).copied().unwrap_or(0);
+                    half.push((w >> 1) | (next << 63));
+                }
+                batch.push_words(k, &half);
+                batch.push_words(m, &half);
+            }
+        });
+        if odd.load(Ordering::Relaxed) {
+            return Err(Error::Invalid(format!(
+                "the frontier tables of {} hold a state whose merged count with its mirror image is odd, which no whole number of tours gives: the count cannot be trusted (a fault of the machine or the program; please report it)",
+                self.req.board
+            ))
+            .into());
+        }
+        builder.finish().map_err(|e| self.tree_stopped(e, 0))
+    }
+
+    /// Removes the files of a finished count: the leaves, the saved stage, and the shared
+    /// tables unless other shards share them (`--split`).
+    fn finish_files(&mut self) {
+        self.leaves.clear();
+        self.saver.clear();
+        if let Some(p) = self
+            .split_path
+            .as_ref()
+            .filter(|_| self.limits.split.is_none())
+        {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    /// The cut into the `3^depth` nodes of depth `depth`, numbered for `shards` shards: its
+    /// fingerprint says how (the rule, the run, the cut, the depth, the shards), so that the
+    /// shards of one run, each making the shared tables itself, agree.
+    pub(crate) fn tree_split(&self, cut: Cut, depth: usize, shards: usize) -> Split {
+        let mut h = crate::hash::Fnv::default();
+        h.eat(RULE.as_bytes());
+        for (k, v) in &self.name.fields {
+            h.eat(k.as_bytes());
+            h.eat(v.as_bytes());
+        }
+        for x in [cut.left, cut.right, cut.cross, self.walk.w] {
+            h.eat(&x.to_le_bytes());
+        }
+        h.eat(&(depth as u64).to_le_bytes());
+        h.eat(&(shards as u64).to_le_bytes());
+        let pieces = 3usize.pow(depth as u32);
+        Split {
+            pieces,
+            param: TREE_PARAM | depth,
+            fingerprint: h.value(),
+            weights: vec![self.scale; pieces],
+        }
+    }
+
+    /// The depth of the pieces: enough of them that each stands for about [`PIECE_STATES`]
+    /// states of the shared tables, and at least one a shard; at most the first column's
+    /// squares.
+    fn choose_depth(&self, roots: &Roots<K>, shards: usize) -> usize {
+        let states = roots.left.len() + roots.right.len();
+        let want = (states / PIECE_STATES).max(shards as u64).max(MIN_PIECES);
+        let mut d = 0;
+        while 3u64.pow(d as u32) < want && d < self.walk.w as usize {
+            d += 1;
+        }
+        d
+    }
+
+    fn plan(&self, cut: Cut, depth: usize) -> Plan<K> {
+        let w = self.walk.w as usize;
+        let m = cut.cross as usize * w;
+        let lsq = cut.left * self.walk.w;
+        let rq = (cut.right - 1) * self.walk.w;
+        let mut xrules = self.rules.clone();
+        xrules.mirror = false;
+        xrules.cut = Some(lsq);
+        let mut yrules = self.rules.clone();
+        yrules.mirror = false;
+        let bound = self.limits.max_memory;
+        // a leaf's tables grow some tens of times over its walk: leaves small enough for
+        // that under the bound, and as small as LEAF_STATES by default
+        let entry = (self.walk.key_bytes() + 8) as u64;
+        let leaf_states = self
+            .limits
+            .tree
+            .leaf_states
+            .or_else(|| {
+                std::env::var("KNIGHTS_LEAF")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+            })
+            .unwrap_or_else(|| (bound / entry / 64).clamp(256, LEAF_STATES))
+            .max(1);
+        Plan {
+            cut,
+            xsteps: layout::steps(&self.walk, &xrules, lsq, lsq + m as u32),
+            ysteps: layout::steps(&self.walk, &yrules, rq, rq + w as u32),
+            boundary: Boundary {
+                slots: (0..m as u32).rev().collect(),
+            },
+            m,
+            w,
+            depth,
+            leaf_states,
+            spill_bytes: (bound / 16).max(1 << 20),
+        }
+    }
+
+    /// Tells the user how the count is cut and what it is projected to take.
+    fn announce(&self, roots: &Roots<K>, plan: &Plan<K>, split: &Split, mine: usize) {
+        let (seconds, bytes) = self.projection(roots, plan);
+        let shards = self.limits.shards.max(1);
+        self.obs.info(&format!(
+            "{} {} tours: {} piece{} (the digits of the first {} boundary square{}; the tables they share hold {} and {} states, the {} made true); projected about {} for {} on {} thread{}, {} of memory at the most",
+            self.req.board,
+            if self.req.spec.closed { "closed" } else { "open" },
+            group_u64(split.pieces as u64),
+            plural(split.pieces as u64),
+            plan.depth,
+            plural(plan.depth as u64),
+            group_u64(roots.left_merged),
+            group_u64(roots.right_len),
+            if roots.true_right { "right" } else { "left" },
+            human_duration(seconds * mine as f64 / split.pieces as f64),
+            if shards > 1 {
+                format!("this shard's {mine}")
+            } else {
+                "all".to_string()
+            },
+            self.limits.threads,
+            plural(self.limits.threads as u64),
+            human_bytes(bytes)
+        ));
+    }
+
+    /// The whole count's time after the shared walk, and its peak memory, projected from the
+    /// forward walk's rate and the tables the pieces start from.
+    pub(crate) fn projection(&self, roots: &Roots<K>, plan: &Plan<K>) -> (f64, u64) {
+        // the right half's last column grows its table as the forward walk's columns did; the
+        // crossing walks two columns from the true left table
+        let per = self.column_reads.max(1.0);
+        let y_reads = roots.right.len() as f64 * per;
+        let x_reads = roots.left.len() as f64 * per * plan.m as f64 / plan.w as f64;
+        let seconds = (y_reads + x_reads) * roots.rate.max(1e-9);
+        let entry = (self.walk.key_bytes() + 8) as f64;
+        let bytes = (roots.left.bytes() + roots.right.bytes()) as f64
+            + plan.leaf_states as f64 * entry * 64.0;
+        (seconds, bytes as u64)
+    }
+
+    /// The count of the piece at node `(depth, p)`: its node made from the roots along `path`
+    /// (the nodes above kept from the piece before where they lie on its way), then its subtree.
+    fn piece_count(
+        &mut self,
+        plan: &Plan<K>,
+        roots: &Roots<K>,
+        path: &mut Vec<(u64, Node<K>, Node<K>)>,
+        p: u64,
+        figures: &mut PieceFigures,
+    ) -> Result<BigUint, RunError> {
+        let d = plan.depth;
+        if let Some(c) = self.leaves.get(d, p) {
+            figures.resumed += 1;
+            return Ok(c.clone());
+        }
+        // the nodes kept: those on the way to (d, p)
+        let on_way = |j: usize, q: u64| q == p / 3u64.pow((d - j) as u32);
+        let keep = path
+            .iter()
+            .enumerate()
+            .take_while(|(j, n)| on_way(j + 1, n.0))
+            .count();
+        path.truncate(keep);
+        for j in keep..d {
+            let q = p / 3u64.pow((d - j - 1) as u32);
+            let (x, y) = match path.last() {
+                Some((_, x, y)) => (x, y),
+                None => (&roots.left, &roots.right),
+            };
+            if x.len() == 0 || y.len() == 0 {
+                return Ok(BigUint::ZERO);
+            }
+            let (xc, yc) = self.child(plan, j, x, y, (q % 3) as usize)?;
+            path.push((q, xc, yc));
+        }
+        let (x, y) = match path.last() {
+            Some((_, x, y)) => (x, y),
+            None => (&roots.left, &roots.right),
+        };
+        let mut count = BigUint::ZERO;
+        self.node(plan, d, p, x, Side::Open(y), &mut count, figures)?;
+        Ok(count)
+    }
+
+    /// The child of digit `c` of a node at depth `j` whose right side is not yet indexed: its
+    /// crossing states (whose square needs from the right what the right's has: the crossing's
+    /// child of digit `2 - c`) and its right states, each kept on disk where it is large.
+    fn child(
+        &mut self,
+        plan: &Plan<K>,
+        j: usize,
+        x: &Node<K>,
+        y: &Node<K>,
+        c: usize,
+    ) -> Result<(Node<K>, Node<K>), RunError> {
+        self.progress_of(j + 1, x.len(), x.bytes(), "crossing");
+        let xc = self.one_child(x, &plan.xsteps[j], 2 - c, None, j)?;
+        let xc = self.maybe_spill(plan, xc)?;
+        self.progress_of(j + 1, y.len(), y.bytes(), "right half");
+        let yc = self.one_child(y, &plan.ysteps[j], c, None, j)?;
+        let yc = self.maybe_spill(plan, yc)?;
+        Ok((xc, yc))
+    }
+
+    /// The child of digit `digit` of `node` by `step`, the states `admits` admits after step
+    /// `j` (where the right side is indexed).
+    fn one_child(
+        &mut self,
+        node: &Node<K>,
+        step: &Step<K>,
+        digit: usize,
+        admits: Option<&Indexed>,
+        j: usize,
+    ) -> Result<Layer<K>, RunError> {
+        let keep = |k: K| admits.is_none_or(|i| i.prefixes.admits(j, k));
+        let mut kids = self
+            .sweep
+            .children(node.src(), step, Some(digit), 0, keep)
+            .map_err(|e| self.tree_stopped(e, j))?;
+        Ok(kids.pop().expect("one child"))
+    }
+
+    /// A node kept on disk where it is large (its children read it back one at a time).
+    fn maybe_spill(&self, plan: &Plan<K>, layer: Layer<K>) -> Result<Node<K>, RunError> {
+        if layer.bytes() > plan.spill_bytes {
+            Ok(Node::Disk(Spill::write(&layer, &self.spill_dir())?))
+        } else {
+            Ok(Node::Mem(layer))
+        }
+    }
+
+    /// Where nodes wait on disk: beside the checkpoint, or in the system's temporary folder.
+    fn spill_dir(&self) -> PathBuf {
+        match self.limits.checkpoint.as_deref() {
+            Some(p) => p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), PathBuf::from),
+            None => std::env::temp_dir(),
+        }
+    }
+
+    /// Counts the subtree of node `(j, p)` into `count`: a leaf where it is small (or its
+    /// digits are all fixed), its three children otherwise.
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        plan: &Plan<K>,
+        j: usize,
+        p: u64,
+        x: &Node<K>,
+        y: Side<'_, K>,
+        count: &mut BigUint,
+        figures: &mut PieceFigures,
+    ) -> Result<(), RunError> {
+        if x.len() == 0 {
+            return Ok(());
+        }
+        if self.stopped() {
+            return Err(self.tree_stopped(Stopped::Interrupted, j));
+        }
+        if let Some(c) = self.leaves.get(j, p) {
+            *count += c;
+            figures.resumed += 1;
+            return Ok(());
+        }
+        let must_split = self.leaves.below(j, p);
+        self.relieve();
+        let indexed;
+        let y = match y {
+            Side::Open(node) => {
+                if node.len() == 0 {
+                    return Ok(());
+                }
+                let last = j == plan.w || !self.walk.column_free();
+                if last || node.len() <= plan.leaf_states {
+                    match self.finish_right(plan, j, node) {
+                        Ok(i) => {
+                            indexed = i;
+                            Side::Done(&indexed)
+                        }
+                        // too large for memory: cut again
+                        Err(e) if !last && !self.stopped() && self.out_of_memory(&e) => {
+                            figures.retries += 1;
+                            Side::Open(node)
+                        }
+                        Err(e) => return Err(e),
+                    }
+                } else {
+                    Side::Open(node)
+                }
+            }
+            done => done,
+        };
+        if let Side::Done(fin) = y {
+            if !must_split && (j == plan.m || x.len() <= plan.leaf_states) {
+                match self.leaf(plan, j, x, fin) {
+                    Ok(c) => {
+                        self.leaves.record(j, p, &c)?;
+                        *count += c;
+                        figures.leaves += 1;
+                        return Ok(());
+                    }
+                    Err(e) if j == plan.m || self.stopped() || !self.out_of_memory(&e) => {
+                        return Err(e);
+                    }
+                    // too large for memory: cut again
+                    Err(_) => figures.retries += 1,
+                }
+            }
+        }
+        let ylen = match y {
+            Side::Open(n) => n.len(),
+            Side::Done(_) => 0,
+        };
+        // the three children at once beside the node where they fit (about twice its states,
+        // in tables below full), one at a time otherwise
+        let entry = (self.walk.key_bytes() + 8) as u64;
+        let children = (x.len() + ylen) * entry * 3;
+        if x.len() + ylen <= ONE_PASS_STATES
+            && crate::engine::fits(self.limits.max_memory, children)
+        {
+            let fin = match y {
+                Side::Done(f) => Some(f),
+                Side::Open(_) => None,
+            };
+            let admits = |k: K| fin.is_none_or(|i| i.prefixes.admits(j, k));
+            self.progress_of(j + 1, x.len(), x.bytes(), "crossing");
+            let xs = self
+                .sweep
+                .children(x.src(), &plan.xsteps[j], None, 0, admits)
+                .map_err(|e| self.tree_stopped(e, j))?;
+            let mut ys = match y {
+                Side::Open(node) => {
+                    self.progress_of(j + 1, node.len(), node.bytes(), "right half");
+                    self.sweep
+                        .children(node.src(), &plan.ysteps[j], None, 0, |_| true)
+                        .map_err(|e| self.tree_stopped(e, j))?
+                        .into_iter()
+                        .map(|l| Some(Node::Mem(l)))
+                        .collect()
+                }
+                Side::Done(_) => Vec::new(),
+            };
+            // a crossing state's square needs from the right what a right state's has: the
+            // crossing's child of digit 2 - c meets the right's child of digit c
+            for (c, xc) in xs.into_iter().rev().enumerate() {
+                let q = p * 3 + c as u64;
+                let xc = Node::Mem(xc);
+                match (ys.get_mut(c).and_then(Option::take), fin) {
+                    (Some(yc), _) => {
+                        self.node(plan, j + 1, q, &xc, Side::Open(&yc), count, figures)?;
+                    }
+                    (None, Some(f)) => {
+                        self.node(plan, j + 1, q, &xc, Side::Done(f), count, figures)?;
+                    }
+                    (None, None) => unreachable!("a node's right side is open or indexed"),
+                }
+            }
+            return Ok(());
+        }
+        // one child at a time, the node staying (on disk where it is large)
+        for c in 0..3 {
+            let q = p * 3 + c as u64;
+            match y {
+                Side::Open(node) => {
+                    let (xc, yc) = self.child(plan, j, x, node, c)?;
+                    self.node(plan, j + 1, q, &xc, Side::Open(&yc), count, figures)?;
+                }
+                Side::Done(f) => {
+                    self.progress_of(j + 1, x.len(), x.bytes(), "crossing");
+                    let xc = self.one_child(x, &plan.xsteps[j], 2 - c, Some(f), j)?;
+                    let xc = self.maybe_spill(plan, xc)?;
+                    self.node(plan, j + 1, q, &xc, Side::Done(f), count, figures)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the process holds more than half its bound, asks every thread's allocator to give
+    /// back the memory it keeps freed (at a point where no table is being filled).
+    fn relieve(&self) {
+        let bound = self.limits.max_memory;
+        if bound != u64::MAX && crate::engine::resident_bytes().is_some_and(|r| r > bound / 2) {
+            rayon::broadcast(|_| crate::engine::give_back_freed_memory());
+            crate::engine::give_back_freed_memory();
+        }
+    }
+
+    /// Whether an error is a memory stop (a leaf too large, cut again).
+    fn out_of_memory(&self, e: &RunError) -> bool {
+        matches!(e, RunError::Input(Error::Invalid(m)) if m.contains("needs more than"))
+    }
+
+    /// A right node at depth `j` walked to its column's end and indexed for the join.
+    fn finish_right(
+        &mut self,
+        plan: &Plan<K>,
+        j: usize,
+        node: &Node<K>,
+    ) -> Result<Indexed, RunError> {
+        let end = match node {
+            Node::Mem(l) => self.walk_all(l, &plan.ysteps[j..], j, "right half")?,
+            Node::Disk(spill) => {
+                let l = spill.load()?;
+                self.walk_all(&l, &plan.ysteps[j..], j, "right half")?
+            }
+        };
+        let index = self.right_index(&end, plan.cut, &plan.boundary, false)?;
+        let prefixes = Prefixes::new(&index, plan.m);
+        Ok(Indexed { index, prefixes })
+    }
+
+    /// A leaf: the crossing from node depth `j` walked to its end against the indexed right
+    /// side, and joined.
+    fn leaf(
+        &mut self,
+        plan: &Plan<K>,
+        j: usize,
+        x: &Node<K>,
+        fin: &Indexed,
+    ) -> Result<BigUint, RunError> {
+        let loaded;
+        let x = match x {
+            Node::Mem(l) => l,
+            Node::Disk(spill) => {
+                loaded = spill.load()?;
+                &loaded
+            }
+        };
+        let keep = |i: usize, k: K| fin.prefixes.admits(j + i, k);
+        let end = self.walk_kept(x, &plan.xsteps[j..], j, "crossing", &keep)?;
+        self.progress(plan.m + 1, &end, "join");
+        join::join(
+            &end,
+            &plan.boundary,
+            &fin.index,
+            self.req.spec.closed,
+            self.stop,
+        )
+        .ok_or_else(|| self.tree_stopped(Stopped::Interrupted, plan.m))
+    }
+}
+
+/// The tree position of each piece: shard `k` of `shards` counts the pieces `k`, `k + shards`,
+/// ..., and they are its run of positions, so that a shard makes the nodes above its pieces
+/// once.
+pub(crate) fn order(pieces: usize, shards: usize) -> Vec<u64> {
+    let shards = shards.clamp(1, pieces.max(1));
+    let mut start = vec![0usize; shards + 1];
+    for k in 0..shards {
+        // pieces i < pieces with i = k mod shards
+        start[k + 1] = start[k] + (pieces + shards - 1 - k) / shards;
+    }
+    (0..pieces)
+        .map(|i| (start[i % shards] + i / shards) as u64)
+        .collect()
+}
