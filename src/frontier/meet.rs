@@ -132,11 +132,30 @@ struct Indexed {
     prefixes: Prefixes,
 }
 
-/// States the crossing reads for each state of the merged left table it starts from (290 on
-/// 7x7 and 7x8 open, 627 on 8x8 closed), and the right half's last column for each state of
-/// its merged table (60 to 64, and 135 on 8x8 closed), for projections.
-pub(crate) const X_READS: f64 = 300.0;
-pub(crate) const Y_READS: f64 = 80.0;
+/// States the digit tree reads, projected from its roots' states: the right half's last column
+/// about as many for each of its states as the forward walk's last column read for each of its
+/// own (`per`, where that column stands for it; else 19 on a short side of 5, nearly twice as
+/// many for each square more: 40, 65 and 135 measured on sides of 6, 7 and 8), the crossing
+/// about six times that for each of its states (4.6 to 6.7 measured: its squares never leave its
+/// window, over two columns).
+pub(crate) fn reads(w: u32, x: u64, y: u64, per: Option<f64>) -> f64 {
+    let per = per.unwrap_or_else(|| 19.0 * 1.9f64.powi(w as i32 - 5));
+    per * (CROSSING_READS * x as f64 + y as f64)
+}
+
+/// Whether the right side is the one made true, for merged tables of `left` and `right` states
+/// (see [`TRUE_RIGHT`]).
+pub(crate) fn true_right(left: u64, right: u64) -> bool {
+    (right as f64) < TRUE_RIGHT * left as f64
+}
+
+/// How many times the right half's last column the crossing reads for each state it starts from.
+const CROSSING_READS: f64 = 6.0;
+
+/// How many times its own states' table a leaf's walk holds at its largest, with the index and
+/// the nodes above it (0.75 GiB on 7x7 open, 1.8 on 8x8 closed, 2.2 on 7x8 open with leaves of
+/// 262,144 states: a factor of 170 to 460).
+const LEAF_GROWTH: f64 = 300.0;
 
 /// The right side is made true where its merged table holds fewer than this many times the
 /// left's states: the crossing reads about 290 states for each state of its start (two columns,
@@ -206,6 +225,7 @@ impl<K: Key> Run<'_, K> {
         let t = Instant::now();
         let mut figures = PieceFigures::default();
         let mut done = 0usize;
+        let read0 = self.sweep.read;
         for &i in &todo {
             if self.stopped() {
                 return Ok(self.interrupted());
@@ -241,6 +261,17 @@ impl<K: Key> Run<'_, K> {
             }
         }
         drop(path);
+        if std::env::var_os("KNIGHTS_CALIBRATE").is_some() {
+            eprintln!(
+                "calibrate tree: x root {} y root {} (true right {}), reads {}, {:.2} s, projected {:.2} s",
+                roots.left.len(),
+                roots.right.len(),
+                roots.true_right,
+                self.sweep.read - read0,
+                t.elapsed().as_secs_f64(),
+                self.projection(&roots, &plan).0
+            );
+        }
         self.finish_files();
         let how = format!(
             "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{} (a digit tree of the first boundary column, {} leaves here{})",
@@ -340,6 +371,17 @@ impl<K: Key> Run<'_, K> {
             let reads = self.sweep.read - read0;
             rate = t.elapsed().as_secs_f64() / reads.max(1) as f64;
             self.column_reads = reads as f64 / layer.len().max(1) as f64;
+            self.column_start = layer.len();
+            if std::env::var_os("KNIGHTS_CALIBRATE").is_some() {
+                eprintln!(
+                    "calibrate column {}: start {} reads {reads} ({:.1}/start) {:.2} s, rate {:.3e}",
+                    done / w + 1,
+                    layer.len(),
+                    self.column_reads,
+                    t.elapsed().as_secs_f64(),
+                    rate
+                );
+            }
             layer = next;
             done += w;
             self.saver.saved = false;
@@ -428,7 +470,7 @@ impl<K: Key> Run<'_, K> {
             None => left.clone(),
         };
         let (left_merged, right_len) = (left.len(), right.len());
-        let true_right = (right_len as f64) < TRUE_RIGHT * left_merged as f64;
+        let true_right = true_right(left_merged, right_len);
         let mirror = |cols: u32| {
             let steps = layout::steps::<K>(
                 &self.walk,
@@ -637,16 +679,33 @@ impl<K: Key> Run<'_, K> {
     /// The whole count's time after the shared walk, and its peak memory, projected from the
     /// forward walk's rate and the tables the pieces start from.
     pub(crate) fn projection(&self, roots: &Roots<K>, plan: &Plan<K>) -> (f64, u64) {
-        // the right half's last column grows its table as the forward walk's columns did; the
-        // crossing walks two columns from the true left table
-        let per = self.column_reads.max(1.0);
-        let y_reads = roots.right.len() as f64 * per;
-        let x_reads = roots.left.len() as f64 * per * plan.m as f64 / plan.w as f64;
-        let seconds = (y_reads + x_reads) * roots.rate.max(1e-9);
+        let reads = reads(
+            self.walk.w,
+            roots.left.len(),
+            roots.right.len(),
+            self.column_reads_measured(),
+        );
+        // a state read by the tree costs about what one read by the forward walk's last column
+        // did (0.12 to 0.14 µs on two threads, the joins included, against 0.10 to 0.17)
+        let rate = if roots.rate > 0.0 {
+            roots.rate
+        } else {
+            super::SECONDS_PER_READ / self.limits.threads.max(1) as f64
+        };
+        // a leaf's walk at its largest: leaves of leaf_states states, or the largest node a
+        // small count has
         let entry = (self.walk.key_bytes() + 8) as f64;
-        let bytes = (roots.left.bytes() + roots.right.bytes()) as f64
-            + plan.leaf_states as f64 * entry * 64.0;
-        (seconds, bytes as u64)
+        let node =
+            (plan.leaf_states as f64).min((roots.left.len() + roots.right.len()) as f64 / 9.0);
+        let bytes =
+            crate::engine::resident_bytes().unwrap_or(0) as f64 + LEAF_GROWTH * node * entry;
+        (reads * rate, (bytes as u64).min(self.limits.max_memory))
+    }
+
+    /// The states the forward walk's last column read for each it started from, where it
+    /// started from enough of them to stand for the next column (the right half's last).
+    fn column_reads_measured(&self) -> Option<f64> {
+        (self.column_start >= 10_000).then_some(self.column_reads)
     }
 
     /// The count of the piece at node `(depth, p)`: its node made from the roots along `path`
@@ -918,7 +977,7 @@ impl<K: Key> Run<'_, K> {
                 self.walk_all(&l, &plan.ysteps[j..], j, "right half")?
             }
         };
-        let index = self.right_index(&end, plan.cut, &plan.boundary, false)?;
+        let index = self.right_index(&end, plan.cut)?;
         let prefixes = Prefixes::new(&index, plan.m);
         Ok(Indexed { index, prefixes })
     }

@@ -173,9 +173,9 @@ const PROBE_STATES: u64 = 2_000_000;
 /// Time a state costs at a layer, on one thread, for the estimate (measured 0.1 to 0.3 µs).
 const SECONDS_PER_STATE: f64 = 3e-7;
 
-/// Time a state read by a step of the digit tree costs, on one thread (0.35 to 0.6 µs measured
-/// on 7x7 and 7x8 open and 8x8 closed, the joins included).
-const SECONDS_PER_READ: f64 = 5e-7;
+/// Time a state read by a step of the digit tree costs, on one thread (0.23 to 0.28 µs measured
+/// on boards 5 to 7 wide, the joins included).
+const SECONDS_PER_READ: f64 = 2.5e-7;
 
 /// Estimates the largest layer of a frontier count from a probe: the real walk to about
 /// `PROBE_STATES` (2,000,000) states, then per column each growth ratio the square root of the last (the
@@ -504,6 +504,8 @@ struct Run<'a, K: Key> {
     /// States the forward walk's last column read for each state it started from (for the
     /// projection of the pieces' time).
     column_reads: f64,
+    /// The states that column started from.
+    column_start: u64,
     /// The finished leaves of the grid piece in progress (`FILE.leaves`).
     leaves: leaves::LeafLog,
     _key: std::marker::PhantomData<K>,
@@ -654,6 +656,7 @@ impl<'a, K: Key> Run<'a, K> {
             probe: false,
             sizes: Vec::new(),
             column_reads: 0.0,
+            column_start: 0,
             leaves: leaves::LeafLog::default(),
             _key: std::marker::PhantomData,
         })
@@ -753,7 +756,13 @@ impl<'a, K: Key> Run<'a, K> {
                 // and reads some hundreds of states for each state of them
                 let (l, r) = (col[cut.left as usize], col[cut.right as usize - 1]);
                 let states = 2.0 * (l + r);
-                let reads = meet::X_READS * l + meet::Y_READS * r;
+                // one side made true: twice its states
+                let (x, y) = if meet::true_right(l as u64, r as u64) {
+                    (l, 2.0 * r)
+                } else {
+                    (2.0 * l, r)
+                };
+                let reads = meet::reads(w, x as u64, y as u64, None);
                 (
                     states,
                     states * entry / 0.75,
@@ -989,48 +998,28 @@ impl<'a, K: Key> Run<'a, K> {
         }
     }
 
-    /// The right half's table indexed as the left half's crossing sees it: mirror images
-    /// expanded (a state and its image share the merged count), and the slots renumbered to the
-    /// crossing's.
-    ///
-    /// `images`: the table is merged (each state stands for itself and its image); a table
-    /// walked without merging (a grid piece's) is indexed as it is.
-    fn right_index(
-        &self,
-        right: &Layer<K>,
-        cut: Cut,
-        boundary: &Boundary,
-        images: bool,
-    ) -> Result<RightIndex, RunError> {
+    /// The right half's table at the cut indexed as the crossing sees it: boundary square `j`
+    /// read from the right state's slot for it (the right half numbers a column's squares from
+    /// its last, and its columns from the cut: crossing slot `(h-1-q)*w + r` is its slot
+    /// `q*w + r`).
+    fn right_index(&self, right: &Layer<K>, cut: Cut) -> Result<RightIndex, RunError> {
         // the index takes about as much as the table it indexes: checked against the bound
         let need = right.bytes();
         if !crate::engine::fits(self.limits.max_memory, need) {
             let at = crate::engine::needed(self.limits.max_memory, need);
             return Err(self.memory_error(at, self.total.saturating_sub(1)));
         }
-        let (w, h) = (self.walk.w as usize, cut.cross as usize);
+        let (w, h) = (self.walk.w, cut.cross);
         let m = w * h;
-        let window = K::SLOTS as usize;
-        let mirror: Vec<u8> = (0..window)
-            .map(|s| {
-                if s < m && images {
-                    (s / w) * w + (w - 1 - s % w)
-                } else {
-                    s
-                }
-            } as u8)
-            .collect();
-        // right slot q*w + r is the square (cut.left + q, w - 1 - r): crossing slot (h-1-q)*w + r
-        let remap: Vec<u8> = (0..window)
-            .map(|s| if s < m { (h - 1 - s / w) * w + s % w } else { s } as u8)
-            .collect();
-        RightIndex::new(right, &mirror, &remap, m as u32, boundary).map_err(|_| {
-            Error::Invalid(format!(
-                "the frontier tables of {} hold a state whose merged count with its mirror image is odd, which no whole number of tours gives: the count cannot be trusted (a fault of the machine or the program; please report it)",
-                self.req.board
-            ))
-            .into()
-        })
+        let slots = Boundary {
+            slots: (0..m)
+                .map(|j| {
+                    let c = m - 1 - j;
+                    (h - 1 - c / w) * w + c % w
+                })
+                .collect(),
+        };
+        Ok(RightIndex::new(right, &slots))
     }
 
     fn foreign_phase(&self) -> RunError {

@@ -376,11 +376,6 @@ impl<K: Key> Layer<K> {
         self.parts.len()
     }
 
-    /// The number of states in partition `p`.
-    pub(crate) fn part_len(&self, p: usize) -> usize {
-        self.parts[p].len
-    }
-
     /// The states of partition `p`.
     pub(crate) fn part(&self, p: usize) -> impl Iterator<Item = (K, Limbs<'_>)> {
         self.parts[p].iter(self.shape)
@@ -394,11 +389,6 @@ impl<K: Key> Layer<K> {
     /// The state at place `i` of partition `p`.
     pub(crate) fn at(&self, p: usize, i: usize) -> (K, Limbs<'_>) {
         self.parts[p].at(i, self.shape)
-    }
-
-    /// Brings in the state at place `i` of partition `p` (a hint, for reading it soon).
-    pub(crate) fn prefetch_at(&self, p: usize, i: usize) {
-        prefetch(&self.parts[p].data[i * self.shape.stride()]);
     }
 
     /// Every state and its count.
