@@ -195,6 +195,9 @@ impl<K: Key> Run<'_, K> {
                 todo = Some((split, left));
             }
         }
+        if let Some(p) = &self.limits.checkpoint {
+            super::tree::remove_stale(p);
+        }
         let Some(roots) = self.roots(cut)? else {
             return Ok(self.interrupted());
         };
@@ -498,7 +501,7 @@ impl<K: Key> Run<'_, K> {
         let large = self.limits.max_memory / 8;
         let keep = |l: Layer<K>| -> Result<Node<K>, RunError> {
             if l.bytes() > large {
-                Ok(Node::Disk(Spill::write(&l, &self.spill_dir())?))
+                Ok(Node::Disk(Spill::write(&l, &self.spill_prefix())?))
             } else {
                 Ok(Node::Mem(l))
             }
@@ -793,20 +796,18 @@ impl<K: Key> Run<'_, K> {
     /// A node kept on disk where it is large (its children read it back one at a time).
     fn maybe_spill(&self, plan: &Plan<K>, layer: Layer<K>) -> Result<Node<K>, RunError> {
         if layer.bytes() > plan.spill_bytes {
-            Ok(Node::Disk(Spill::write(&layer, &self.spill_dir())?))
+            Ok(Node::Disk(Spill::write(&layer, &self.spill_prefix())?))
         } else {
             Ok(Node::Mem(layer))
         }
     }
 
-    /// Where nodes wait on disk: beside the checkpoint, or in the system's temporary folder.
-    fn spill_dir(&self) -> PathBuf {
+    /// Where nodes wait on disk: beside the checkpoint (`FILE.node.N`, under its lock), or in
+    /// the system's temporary folder (named for the process).
+    fn spill_prefix(&self) -> PathBuf {
         match self.limits.checkpoint.as_deref() {
-            Some(p) => p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .map_or_else(|| PathBuf::from("."), PathBuf::from),
-            None => std::env::temp_dir(),
+            Some(p) => crate::store::beside(p, super::tree::NODE_SUFFIX),
+            None => std::env::temp_dir().join(format!(".knights-node.{}.", std::process::id())),
         }
     }
 

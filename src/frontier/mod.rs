@@ -751,11 +751,12 @@ impl<'a, K: Key> Run<'a, K> {
         let threads = self.limits.threads.max(1) as f64;
         let (states, bytes, seconds) = match self.cut {
             Some(cut) => {
-                // the digit tree holds the shared tables (the left at the cut, the right a
-                // column before it; one of them made true, twice its states) and small nodes,
-                // and reads some hundreds of states for each state of them
+                // the largest table the digit tree needs in memory is the forward walk's last
+                // column end (the roots wait on disk where they are large, and the tree's nodes
+                // are cut to the bound); it reads some tens to hundreds of states for each
+                // state of its roots
                 let (l, r) = (col[cut.left as usize], col[cut.right as usize - 1]);
-                let states = 2.0 * (l + r);
+                let states = l.max(r);
                 // one side made true: twice its states
                 let (x, y) = if meet::true_right(l as u64, r as u64) {
                     (l, 2.0 * r)
@@ -765,7 +766,7 @@ impl<'a, K: Key> Run<'a, K> {
                 let reads = meet::reads(w, x as u64, y as u64, None);
                 (
                     states,
-                    states * entry / 0.75,
+                    states * entry / 0.7,
                     reads * SECONDS_PER_READ / threads,
                 )
             }

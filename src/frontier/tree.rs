@@ -102,6 +102,33 @@ impl<K: Key> Node<K> {
     }
 }
 
+/// Removes the files of nodes a stopped run left beside the checkpoint `FILE` (`FILE.node.N`):
+/// the run holding the checkpoint's lock is the only one that writes them.
+pub(crate) fn remove_stale(checkpoint: &Path) {
+    let dir = checkpoint
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(name) = checkpoint.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let prefix = format!("{name}{NODE_SUFFIX}");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let stale = e.file_name().to_str().is_some_and(|f| {
+                f.strip_prefix(&prefix)
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            });
+            if stale {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// What a node's file adds to the checkpoint's name, before its serial number.
+pub(crate) const NODE_SUFFIX: &str = ".node.";
+
 /// Files of spilled nodes made by this process: a serial number each.
 static SERIAL: AtomicU64 = AtomicU64::new(0);
 
@@ -118,10 +145,10 @@ pub(crate) struct Spill<K: Key> {
 const CHUNK_BYTES: usize = 32 << 20;
 
 impl<K: Key> Spill<K> {
-    /// Writes `layer` to a new file in `dir`.
-    pub(crate) fn write(layer: &Layer<K>, dir: &Path) -> Result<Spill<K>, RunError> {
+    /// Writes `layer` to a new file whose name is `prefix` and a serial number.
+    pub(crate) fn write(layer: &Layer<K>, prefix: &Path) -> Result<Spill<K>, RunError> {
         let n = SERIAL.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(".knights-node.{}.{n}", std::process::id()));
+        let path = crate::store::beside(prefix, &n.to_string());
         let spill = Spill {
             path,
             len: layer.len(),
