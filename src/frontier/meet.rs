@@ -228,7 +228,6 @@ impl<K: Key> Run<'_, K> {
         let t = Instant::now();
         let mut figures = PieceFigures::default();
         let mut done = 0usize;
-        let read0 = self.sweep.read;
         for &i in &todo {
             if self.stopped() {
                 return Ok(self.interrupted());
@@ -264,17 +263,6 @@ impl<K: Key> Run<'_, K> {
             }
         }
         drop(path);
-        if std::env::var_os("KNIGHTS_CALIBRATE").is_some() {
-            eprintln!(
-                "calibrate tree: x root {} y root {} (true right {}), reads {}, {:.2} s, projected {:.2} s",
-                roots.left.len(),
-                roots.right.len(),
-                roots.true_right,
-                self.sweep.read - read0,
-                t.elapsed().as_secs_f64(),
-                self.projection(&roots, &plan).0
-            );
-        }
         self.finish_files();
         let how = format!(
             "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{} (a digit tree of the first boundary column, {} leaves here{})",
@@ -375,16 +363,6 @@ impl<K: Key> Run<'_, K> {
             rate = t.elapsed().as_secs_f64() / reads.max(1) as f64;
             self.column_reads = reads as f64 / layer.len().max(1) as f64;
             self.column_start = layer.len();
-            if std::env::var_os("KNIGHTS_CALIBRATE").is_some() {
-                eprintln!(
-                    "calibrate column {}: start {} reads {reads} ({:.1}/start) {:.2} s, rate {:.3e}",
-                    done / w + 1,
-                    layer.len(),
-                    self.column_reads,
-                    t.elapsed().as_secs_f64(),
-                    rate
-                );
-            }
             layer = next;
             done += w;
             self.saver.saved = false;
@@ -623,19 +601,15 @@ impl<K: Key> Run<'_, K> {
         let mut yrules = self.rules.clone();
         yrules.mirror = false;
         let bound = self.limits.max_memory;
-        // a leaf's tables grow some tens of times over its walk: leaves small enough for
-        // that under the bound, and as small as LEAF_STATES by default
+        // a leaf's walk holds some hundreds of times its states' table at its largest (see
+        // LEAF_GROWTH): leaves small enough for that under the bound, and no larger than
+        // LEAF_STATES
         let entry = (self.walk.key_bytes() + 8) as u64;
         let leaf_states = self
             .limits
             .tree
             .leaf_states
-            .or_else(|| {
-                std::env::var("KNIGHTS_LEAF")
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-            })
-            .unwrap_or_else(|| (bound / entry / 64).clamp(256, LEAF_STATES))
+            .unwrap_or_else(|| (bound / entry / 1000).clamp(256, LEAF_STATES))
             .max(1);
         Plan {
             cut,

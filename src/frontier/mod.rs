@@ -167,6 +167,9 @@ pub struct Reach {
     pub seconds: f64,
 }
 
+/// The longest frontier count started without a checkpoint (unless `--force`): an hour.
+const UNSAVED_SECONDS: f64 = 3600.0;
+
 /// States the reach probe walks to (about a second).
 const PROBE_STATES: u64 = 2_000_000;
 
@@ -816,6 +819,17 @@ impl<'a, K: Key> Run<'a, K> {
                 human_bytes(r.bytes as u64),
                 human_duration(r.seconds),
                 human_bytes(self.limits.max_memory)
+            ))
+            .into());
+        }
+        if r.seconds > UNSAVED_SECONDS && self.saver.path.is_none() {
+            return Err(Error::Invalid(format!(
+                "counting these tours on {} would take about {} on {} thread{} and {} of memory at least, and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one); `knights estimate` gives an estimate of the count in seconds",
+                self.req.board,
+                human_duration(r.seconds),
+                self.limits.threads.max(1),
+                plural(self.limits.threads.max(1) as u64),
+                human_bytes(r.bytes as u64)
             ))
             .into());
         }

@@ -817,7 +817,10 @@ fn estimate_text_and_refusals() {
 
 #[test]
 fn count_suggests_estimate_when_out_of_reach() {
-    usage_error(&["count", "8x8"], "knights estimate");
+    // a count of hours without a checkpoint is refused in seconds, saying how to keep its work
+    let err = fails_fast(&["count", "8x8"], None, 2, 120);
+    assert!(err.contains("knights estimate"), "{err}");
+    assert!(err.contains("--checkpoint FILE"), "{err}");
 }
 
 /// Runs `knights ARGS` with standard input from the file `stdin` (none: empty), expecting exit
