@@ -18,6 +18,7 @@ fn main() {
     match git(&["rev-parse", "--short=12", "HEAD"]) {
         Some(commit) => {
             println!("cargo:rustc-env=KNIGHTS_VERSION={version} (commit {commit})");
+            println!("cargo:rustc-env=KNIGHTS_COMMIT={commit}");
             // run again when HEAD moves: a checkout (HEAD) or a commit on the branch (its ref)
             for path in [
                 Some("HEAD".to_string()),
@@ -40,6 +41,7 @@ fn main() {
         }
         None => {
             println!("cargo:rustc-env=KNIGHTS_VERSION={version}");
+            println!("cargo:rustc-env=KNIGHTS_COMMIT=unknown");
             println!("cargo:rerun-if-changed=build.rs");
         }
     }

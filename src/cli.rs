@@ -192,6 +192,16 @@ pub struct CountArgs {
     /// interruption and the count goes on where it stopped.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
+    /// Keep each finished piece also in the folder DIR, one small file a piece with how it was
+    /// counted, and count only the pieces no file there holds: a ledger that runs on any number
+    /// of machines add to (`knights merge DIR/*` puts it together, `knights status DIR` says
+    /// what is left).
+    #[arg(long, value_name = "DIR")]
+    pub ledger: Option<PathBuf>,
+    /// Count only these pieces of the cut, e.g. 17 or 3,17,40 (numbered from 0, as checkpoint
+    /// and ledger records name them): to count a piece again and compare it with its record.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', num_args = 1)]
+    pub only: Option<Vec<usize>>,
     /// Count only shard K of N: the pieces (the DFS's work units, the frontier engine's pieces)
     /// whose number is K modulo N (0 <= K < N). Put the shards' checkpoints together with
     /// `knights merge`.
@@ -242,7 +252,8 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// A checkpoint given to `knights count --checkpoint FILE` (of any engine or shard; the
-    /// frontier engine's saved layers beside it are read too).
+    /// frontier engine's saved layers beside it are read too), or a ledger folder given to
+    /// `knights count --ledger DIR`.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Print one JSON object instead of text.

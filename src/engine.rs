@@ -99,7 +99,7 @@ pub fn default_max_memory() -> u64 {
 /// file system may rewrite to the container's limit, where `sysinfo(2)` would give the host's),
 /// read with one small read: reading the whole file took a standard library's growing reads,
 /// eleven system calls, a fiftieth of `knights count 6x6 --closed` in the process.
-fn total_memory() -> Option<u64> {
+pub(crate) fn total_memory() -> Option<u64> {
     use std::io::Read;
     let mut head = [0u8; 256];
     let n = std::fs::File::open("/proc/meminfo")

@@ -61,6 +61,8 @@ fn job_of(a: &CountArgs) -> Result<Job> {
     let mut job = Job::new(board, a.piece.piece.clone(), spec, engine);
     job.threads = a.threads;
     job.checkpoint.clone_from(&a.checkpoint);
+    job.ledger.clone_from(&a.ledger);
+    job.only.clone_from(&a.only);
     job.shard = a.shard;
     job.force = a.force;
     if let Some(m) = a.max_memory {

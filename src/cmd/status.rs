@@ -7,6 +7,15 @@ use knights::count::status;
 use crate::emit;
 
 pub(crate) fn run(a: &StatusArgs) -> Result<u8> {
+    if a.file.is_dir() {
+        let s = knights::count::ledger::status(&a.file)?;
+        if a.json {
+            emit(&(s.json().to_string() + "\n"))?;
+        } else {
+            emit(&s.text())?;
+        }
+        return Ok(0);
+    }
     let s = status::status(&a.file)?;
     if a.json {
         emit(&(s.json().to_string() + "\n"))?;

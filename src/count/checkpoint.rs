@@ -66,6 +66,15 @@ use crate::store::{CheckpointError, read_regular, replace};
 /// The first line of every checkpoint, with the format's version.
 const MAGIC: &str = "knights-checkpoint 1";
 
+/// The first line of a ledger record: a file of finished pieces of a run that stays, kept apart
+/// from the run's own log (in a repository, say), the same header and record lines, each record
+/// with the figures of how it was counted (see [`write_ledger`]). Any number of ledger files of
+/// one run, from any machines, merge as one log.
+const LEDGER_MAGIC: &str = "knights-ledger 1";
+
+/// The most `key=value` notes a record line may carry.
+const MAX_NOTES: usize = 16;
+
 /// The longest a recorded unit waits for an fsync.
 pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 
@@ -268,7 +277,12 @@ impl RunId {
 
     /// The header's text, ending with its checksum line, and that checksum.
     fn header(&self) -> (String, u32) {
-        let mut s = format!("{MAGIC}\n");
+        self.header_with(MAGIC)
+    }
+
+    /// [`RunId::header`] after the first line `magic`.
+    fn header_with(&self, magic: &str) -> (String, u32) {
+        let mut s = format!("{magic}\n");
         for (k, v) in self.fields() {
             s += &format!("{k} {v}\n");
         }
@@ -323,6 +337,10 @@ pub struct Loaded {
     pub times: BTreeMap<usize, u64>,
     /// Lines dropped because their checksum failed or they were cut short.
     pub damaged: usize,
+    /// Whether the file is a ledger record ([`LEDGER_MAGIC`]) rather than a run's own log.
+    pub ledger: bool,
+    /// The `key=value` notes of each unit's record, where it has any (ledger records do).
+    pub notes: BTreeMap<usize, Notes>,
 }
 
 /// Reads and checks a checkpoint. A damaged header is an error; damaged records are dropped and
@@ -334,19 +352,24 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
         why: why.into(),
     };
     let mut lines = bytes.split_inclusive(|&b| b == b'\n');
-    if lines.next() != Some(format!("{MAGIC}\n").as_bytes()) {
-        let why = if bytes.starts_with(b"knights-checkpoint") {
-            "its format is not one this program reads"
-        } else {
-            "its first line is not 'knights-checkpoint 1'"
-        };
+    let first = lines.next();
+    let Some(magic) = [MAGIC, LEDGER_MAGIC]
+        .into_iter()
+        .find(|m| first == Some(format!("{m}\n").as_bytes()))
+    else {
+        let why =
+            if bytes.starts_with(b"knights-checkpoint") || bytes.starts_with(b"knights-ledger") {
+                "its format is not one this program reads"
+            } else {
+                "its first line is not 'knights-checkpoint 1'"
+            };
         return Err(CheckpointError::NotACheckpoint {
             path: path.into(),
             why: why.into(),
         });
-    }
+    };
     let mut hasher = crc32fast::Hasher::new();
-    hasher.update(format!("{MAGIC}\n").as_bytes());
+    hasher.update(format!("{magic}\n").as_bytes());
     let mut map = BTreeMap::new();
     let header_crc = loop {
         let line = lines
@@ -373,6 +396,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
     let id = RunId::from_fields(path, &map)?;
     let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
     let mut times = BTreeMap::new();
+    let mut notes = BTreeMap::new();
     let mut dropped = 0;
     for line in lines {
         let Some(rec) = std::str::from_utf8(line)
@@ -383,7 +407,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
             dropped += 1;
             continue;
         };
-        let (unit, count, time) = rec;
+        let (unit, count, time, note) = rec;
         if unit >= id.units || !id.shard.owns(unit) {
             return Err(CheckpointError::Foreign {
                 path: path.into(),
@@ -406,6 +430,9 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
         if let Some(t) = time {
             times.insert(unit, t);
         }
+        if !note.is_empty() {
+            notes.insert(unit, note);
+        }
     }
     Ok(Loaded {
         path: path.into(),
@@ -413,27 +440,90 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
         done,
         times,
         damaged: dropped,
+        ledger: magic == LEDGER_MAGIC,
+        notes,
     })
 }
 
-/// A record's piece, count and the time it was written (Unix milliseconds; `None` in the records
-/// of earlier versions, which wrote none).
-fn parse_record(text: &str, header_crc: u32) -> Option<(usize, BigUint, Option<u64>)> {
+/// The `key=value` notes of a record.
+pub type Notes = Vec<(String, String)>;
+
+/// A record's piece, count, the time it was written (Unix milliseconds; `None` in the records
+/// of earlier versions, which wrote none) and its `key=value` notes (ledger records).
+fn parse_record(text: &str, header_crc: u32) -> Option<(usize, BigUint, Option<u64>, Notes)> {
     let (body, crc) = text.rsplit_once(' ')?;
     if u32::from_str_radix(crc, 16).ok()? != record_crc(header_crc, body) || crc.len() != 8 {
         return None;
     }
     let fields: Vec<&str> = body.split(' ').collect();
+    let numbers = fields.iter().take_while(|t| !t.contains('=')).count();
     // digits only: the parsers would take a sign or separators a writer never puts there
     let digits = |t: &&str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    if !(2..=3).contains(&fields.len()) || !fields.iter().all(digits) {
+    if !(2..=3).contains(&numbers) || !fields[..numbers].iter().all(digits) {
         return None;
     }
-    let time = match fields.get(2) {
+    let mut note = Vec::new();
+    for t in &fields[numbers..] {
+        let (k, v) = t.split_once('=')?;
+        if numbers < 3 || note.len() == MAX_NOTES || !note_text(k) || !note_text(v) {
+            return None;
+        }
+        note.push((k.to_string(), v.to_string()));
+    }
+    let time = match fields.get(2).filter(|_| numbers == 3) {
         Some(t) => Some(t.parse().ok()?),
         None => None,
     };
-    Some((fields[0].parse().ok()?, fields[1].parse().ok()?, time))
+    Some((fields[0].parse().ok()?, fields[1].parse().ok()?, time, note))
+}
+
+/// Whether `t` may be a note's key or value: printable ASCII without spaces or `=`, at most 200
+/// bytes.
+fn note_text(t: &str) -> bool {
+    !t.is_empty() && t.len() <= 200 && t.bytes().all(|b| b.is_ascii_graphic() && b != b'=')
+}
+
+/// Writes piece `unit` of run `id`, counted `count`, as a ledger record in folder `dir` (made
+/// if missing): the file `piece-NNNNN.log`, written whole or not at all, with `notes` (how it
+/// was counted: where, how long, how much memory) on its record line. A file of that name that
+/// holds another run is left as it is and the record is refused.
+pub fn write_ledger(
+    dir: &Path,
+    id: &RunId,
+    unit: usize,
+    count: &BigUint,
+    notes: &[(&str, String)],
+) -> Result<PathBuf, CheckpointError> {
+    let path = dir.join(format!("piece-{unit:05}.log"));
+    if let Ok(old) = read(&path) {
+        if let Some((field, file, run)) = old.id.differs(id, true) {
+            return Err(CheckpointError::Mismatch {
+                path,
+                field,
+                file,
+                run,
+            });
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|source| CheckpointError::Io {
+        action: "create",
+        path: dir.into(),
+        source,
+    })?;
+    let (mut text, crc) = id.header_with(LEDGER_MAGIC);
+    let mut body = format!("{unit} {count} {}", now());
+    for (k, v) in notes {
+        let v: String = v
+            .chars()
+            .filter(|c| c.is_ascii_graphic() && *c != '=')
+            .collect();
+        if note_text(k) && note_text(&v) {
+            body += &format!(" {k}={v}");
+        }
+    }
+    text += &format!("{body} {:08x}\n", record_crc(crc, &body));
+    replace(&path, text.as_bytes())?;
+    Ok(path)
 }
 
 /// An open checkpoint that counted units are appended to.
@@ -466,6 +556,8 @@ impl Checkpoint {
                 done: BTreeMap::new(),
                 times: BTreeMap::new(),
                 damaged: 0,
+                ledger: false,
+                notes: BTreeMap::new(),
             }
         };
         let (header, header_crc) = id.header();
@@ -600,6 +692,7 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
     let mut present: Vec<Vec<PathBuf>> = vec![Vec::new(); count as usize];
     let mut foreign = Vec::new();
     let mut damaged = 0;
+    let mut in_ledger = std::collections::BTreeSet::new();
     for f in files {
         if let Some((field, file, run)) = f.id.differs(&first.id, false) {
             foreign.push((
@@ -624,7 +717,12 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
             ));
             continue;
         }
-        present[f.id.shard.index as usize].push(f.path.clone());
+        // ledger records are many small files of a shard: together they are one log of it
+        if f.ledger {
+            in_ledger.insert(f.id.shard.index);
+        } else {
+            present[f.id.shard.index as usize].push(f.path.clone());
+        }
         damaged += f.damaged;
         for (&u, c) in &f.done {
             if let Some(a) = done.get(&u) {
@@ -640,8 +738,9 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
             done.insert(u, c.clone());
         }
     }
+    let given = |k: usize| !present[k].is_empty() || in_ledger.contains(&(k as u32));
     let missing: Vec<Shard> = (0..count)
-        .filter(|&k| present[k as usize].is_empty())
+        .filter(|&k| !given(k as usize))
         .map(|index| Shard { index, count })
         .collect();
     let duplicated = (0..count)
@@ -649,7 +748,7 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
         .map(|index| (Shard { index, count }, present[index as usize].clone()))
         .collect();
     let unfinished = (0..first.id.units)
-        .filter(|&u| !present[u % count as usize].is_empty() && !done.contains_key(&u))
+        .filter(|&u| given(u % count as usize) && !done.contains_key(&u))
         .count();
     let mut run = first.id.clone();
     run.shard = Shard::ALL;

@@ -43,6 +43,12 @@ pub struct Job {
     pub threads: Option<NonZeroUsize>,
     /// Where finished pieces are recorded and resumed from.
     pub checkpoint: Option<PathBuf>,
+    /// A folder of finished pieces kept apart (see [`super::ledger`]): the pieces it holds are
+    /// not counted again, and each piece this run finishes is written there too.
+    pub ledger: Option<PathBuf>,
+    /// Only these pieces of the cut (numbered from 0, as the records name them): to count one
+    /// piece again, say, and compare it with its record.
+    pub only: Option<Vec<usize>>,
     /// Only this shard of the pieces.
     pub shard: Option<Shard>,
     /// Start even when the engine's estimate says the count is out of reach.
@@ -67,6 +73,8 @@ impl Job {
             engine,
             threads: None,
             checkpoint: None,
+            ledger: None,
+            only: None,
             shard: None,
             force: false,
             max_memory: default_max_memory(),
@@ -128,7 +136,7 @@ impl Outcome {
     /// Whether the figures are the whole total.
     #[must_use]
     pub fn complete(&self) -> bool {
-        self.finished && self.shard.count == 1
+        self.finished && self.shard.count == 1 && self.units_mine == self.units
     }
 
     /// What the engine's pieces are called in messages.
@@ -154,6 +162,16 @@ impl Outcome {
                 group_u64(self.units_done as u64),
                 group_u64(self.units_mine as u64)
             );
+        }
+        if self.shard.count == 1 && self.units_mine < self.units {
+            r.scope += &format!(
+                ", {} of {} {what}{} (--only)",
+                group_u64(self.units_mine as u64),
+                group_u64(self.units as u64),
+                plural(self.units as u64)
+            );
+            r.notes
+                .push("the pieces asked for only, not the total".to_string());
         }
         if self.shard.count > 1 {
             r.scope += &format!(
@@ -448,7 +466,7 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         param: split.param,
         fingerprint: split.fingerprint,
     };
-    let complete = finished && shard.count == 1;
+    let complete = finished && shard.count == 1 && state.mine.len() == split.pieces;
     let mut count = counter.total(job.request(), &cut, &state.done, complete)?;
     if let Some(how) = ran.how.filter(|_| finished) {
         count.how = how;
@@ -539,6 +557,10 @@ struct State {
     /// The pieces of this shard counted, by this process or an earlier one.
     done: BTreeMap<usize, BigUint>,
     log: Option<Checkpoint>,
+    /// The run, for the ledger's records.
+    id: Option<RunId>,
+    /// The piece in progress, measured for the ledger.
+    meter: Option<super::ledger::Meter>,
 }
 
 /// The driver's side of a run (see [`Host`]): the shard, the checkpoint log and progress.
@@ -619,7 +641,62 @@ impl Host for Runner<'_> {
             }
             None => (None, BTreeMap::new()),
         };
-        let mine = self.shard.units(split.pieces);
+        let mut done = done;
+        if let Some(dir) = &job.ledger {
+            let super::ledger::Held {
+                done: kept,
+                files,
+                other,
+            } = super::ledger::read(dir, &id)?;
+            let new = kept.keys().filter(|u| !done.contains_key(u)).count();
+            for (u, c) in kept {
+                if let Some(a) = done.get(&u) {
+                    if *a != c {
+                        return Err(CheckpointError::Conflict {
+                            path: dir.clone(),
+                            unit: u,
+                            a: a.to_string(),
+                            b: c.to_string(),
+                        }
+                        .into());
+                    }
+                }
+                done.insert(u, c);
+            }
+            self.obs.info(&format!(
+                "ledger '{}': {} {}{} of this run in {} file{} ({} not in the checkpoint){}",
+                dir.display(),
+                group_u64(done.len() as u64),
+                piece_name(Engine::from_name(self.engine).unwrap_or(Engine::Dfs)),
+                plural(done.len() as u64),
+                group_u64(files as u64),
+                plural(files as u64),
+                group_u64(new as u64),
+                if other.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} file{} of other runs left aside",
+                        other.len(),
+                        plural(other.len() as u64)
+                    )
+                }
+            ));
+        }
+        let mut mine = self.shard.units(split.pieces);
+        if let Some(only) = &job.only {
+            if let Some(&bad) = only.iter().find(|&&u| u >= split.pieces) {
+                return Err(Error::Invalid(format!(
+                    "--only {bad}: this count is cut into {} {}{}, numbered 0 to {}",
+                    group_u64(split.pieces as u64),
+                    piece_name(Engine::from_name(self.engine).unwrap_or(Engine::Dfs)),
+                    plural(split.pieces as u64),
+                    split.pieces.saturating_sub(1)
+                ))
+                .into());
+            }
+            mine.retain(|u| only.contains(u));
+        }
         let todo: Vec<usize> = mine
             .iter()
             .copied()
@@ -637,6 +714,8 @@ impl Host for Runner<'_> {
             mine,
             done,
             log,
+            meter: job.ledger.as_ref().map(|_| super::ledger::Meter::start()),
+            id: Some(id),
         };
         Ok(todo)
     }
@@ -650,6 +729,15 @@ impl Host for Runner<'_> {
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());
             }
+        }
+        if let (Some(dir), Some(id), Some(meter)) = (&self.job.ledger, &s.id, &s.meter) {
+            let notes = meter.notes(self.job.thread_count());
+            let notes: Vec<(&str, String)> = notes.into_iter().collect();
+            if let Err(e) = checkpoint::write_ledger(dir, id, i, &count, &notes) {
+                self.stop.store(true, Ordering::Relaxed);
+                return Err(e.into());
+            }
+            s.meter = Some(super::ledger::Meter::start());
         }
         let shown = s.split.as_ref().map_or(0, |sp| {
             sp.shown(i, u64::try_from(&count).unwrap_or(u64::MAX))
@@ -695,6 +783,8 @@ pub enum Merged {
         engine: Engine,
         units: usize,
         units_done: usize,
+        /// The directed tours of the pieces counted so far.
+        so_far: BigUint,
         missing: Vec<Shard>,
         unfinished: usize,
         /// Shards given in more than one file, with the files.
@@ -731,8 +821,22 @@ pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> 
     })?;
     let job = Job::new(board, piece, spec, engine);
     check(&job, engine)?;
+    let recorded = Recorded {
+        pieces: id.units,
+        param: id.split,
+        fingerprint: id.fingerprint,
+    };
     if !m.complete() {
+        // the pieces counted so far, added up as the total would be
+        let so_far = if m.done.is_empty() || obstruction(board, &job.piece, &job.spec).is_some() {
+            BigUint::ZERO
+        } else {
+            engine_for(engine)
+                .total(job.request(), &recorded, &m.done, false)?
+                .directed
+        };
         return Ok(Merged::Partial {
+            so_far,
             units: id.units,
             units_done: m.done.len(),
             missing: m.missing,
@@ -745,14 +849,7 @@ pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> 
     }
     let mut count = match obstruction(board, &job.piece, &job.spec) {
         Some(reason) => Count::settled(board, &job.spec, reason, 0.0),
-        None => {
-            let cut = Recorded {
-                pieces: id.units,
-                param: id.split,
-                fingerprint: id.fingerprint,
-            };
-            engine_for(engine).total(job.request(), &cut, &m.done, true)?
-        }
+        None => engine_for(engine).total(job.request(), &recorded, &m.done, true)?,
     };
     count.seconds = t0.elapsed().as_secs_f64();
     let outcome = Outcome {
@@ -787,15 +884,24 @@ impl Merged {
             Merged::Partial {
                 job,
                 engine,
+                units,
+                units_done,
+                so_far,
                 missing,
                 unfinished,
                 duplicated,
                 foreign,
-                ..
             } => {
                 let mut r = Report::new(job.board, &job.piece, &job.spec, engine.name(), 0);
                 r.scope = from;
-                let mut s = format!("{}: no total, the run is not finished\n", r.describe());
+                let mut s = format!(
+                    "{}: no total, the run is not finished\n{} of {} {}s counted, {} directed tours in them\n",
+                    r.describe(),
+                    group_u64(*units_done as u64),
+                    group_u64(*units as u64),
+                    piece_name(*engine),
+                    crate::human::group(so_far)
+                );
                 if !missing.is_empty() {
                     let names: Vec<String> = missing.iter().map(ToString::to_string).collect();
                     s += &format!(
@@ -848,6 +954,7 @@ impl Merged {
                 engine,
                 units,
                 units_done,
+                so_far,
                 missing,
                 unfinished,
                 duplicated,
@@ -881,6 +988,7 @@ impl Merged {
                     "complete": false,
                     "units": units,
                     "units_done": units_done,
+                    "directed_so_far": super::report::json_int(so_far),
                     "pieces": units,
                     "shard": null,
                     "checkpoint": null,

@@ -4,8 +4,12 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
+/// `knights`, killed past ten minutes so that a count which should have been refused fails its
+/// test instead of holding the whole suite.
 pub(super) fn knights() -> Command {
-    Command::cargo_bin("knights").unwrap()
+    let mut cmd = Command::cargo_bin("knights").unwrap();
+    cmd.timeout(std::time::Duration::from_secs(600));
+    cmd
 }
 
 /// Runs `knights ARGS`, expecting exit 0; returns stdout.

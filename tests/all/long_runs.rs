@@ -1300,3 +1300,203 @@ fn a_tree_count_killed_mid_way_resumes_to_the_exact_count() {
     assert!(pieces >= 9 && kept < pieces, "{kept} of {pieces}");
     assert_eq!(records(&ck), pieces);
 }
+
+/// Directed open tours of 6x7 (and 7x6), OEIS A165134's table (tests/data/counts.tsv).
+const OPEN_7X6: u64 = 779_938_932;
+
+/// The `*.log` files of a ledger folder, sorted.
+fn ledger_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| path_str(&e.path()).to_string())
+                .filter(|p| p.ends_with(".log"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A ledger: a count killed with pieces in its ledger goes on, a second "machine" (another
+/// checkpoint) finds every piece there and counts none, the records carry their figures and
+/// merge to the published total, a damaged record or another run's file is never trusted, and a
+/// piece counted again alone (`--only`) equals its record.
+#[test]
+fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let led = dir.path().join("ledger");
+    let a = dir.path().join("a.ckpt");
+    let args = [
+        "count",
+        "7x6",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(&a),
+        "--ledger",
+        path_str(&led),
+        "--progress",
+        "none",
+    ];
+    let mut child = spawn(&args);
+    let t0 = Instant::now();
+    while ledger_files(&led).len() < 2 && child.try_wait().unwrap().is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no ledger record");
+        sleep(Duration::from_millis(5));
+    }
+    let killed = child.try_wait().unwrap().is_none();
+    if killed {
+        signal(&child, "-9");
+    }
+    child.wait().unwrap();
+    let v = finish(&args);
+    assert_eq!(v["directed"], OPEN_7X6);
+    let files = ledger_files(&led);
+    assert_eq!(files.len(), 9, "{files:?}");
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap();
+        assert!(text.starts_with("knights-ledger 1\n"), "{text}");
+        let record = text.lines().nth(HEADER_LINES).unwrap();
+        for key in [
+            "commit=",
+            "cores=",
+            "memory_gib=",
+            "wall_s=",
+            "cpu_s=",
+            "peak_mib",
+        ] {
+            assert!(record.contains(key), "{key} missing: {record}");
+        }
+        assert_eq!(text.lines().count(), HEADER_LINES + 1, "{text}");
+    }
+    let m = merge_json(&files);
+    assert_eq!(m["directed"], OPEN_7X6);
+    // another machine: a fresh checkpoint finds every piece in the ledger
+    let b = dir.path().join("b.ckpt");
+    let out = knights()
+        .args(["count", "7x6", "--json", "--checkpoint", path_str(&b)])
+        .args(["--ledger", path_str(&led)])
+        .output()
+        .unwrap();
+    assert_succeeded(&out);
+    assert_eq!(json_of(&out)["directed"], OPEN_7X6);
+    assert_eq!(records(&b), 0, "a piece of the ledger was counted again");
+    // the ledger's status: every piece there, the figures summed
+    let out = knights()
+        .args(["status", path_str(&led), "--json"])
+        .output()
+        .unwrap();
+    assert_succeeded(&out);
+    let s = json_of(&out);
+    assert_eq!(s["directed"], OPEN_7X6);
+    assert_eq!(s["ledger"]["pieces_left"], 0);
+    assert_eq!(s["ledger"]["records_with_figures"], 9);
+    // a piece counted again on its own equals its record
+    let c = dir.path().join("c.ckpt");
+    let out = knights()
+        .args([
+            "count",
+            "7x6",
+            "--only",
+            "4",
+            "--json",
+            "--checkpoint",
+            path_str(&c),
+        ])
+        .output()
+        .unwrap();
+    assert_succeeded(&out);
+    let again = json_of(&out);
+    assert_eq!(again["complete"], false);
+    let field = |t: &str, i: usize| {
+        t.lines()
+            .skip(HEADER_LINES)
+            .map(|l| l.split(' ').collect::<Vec<_>>())
+            .find(|f| f[0] == "4")
+            .map(|f| f[i].to_string())
+    };
+    let recorded = field(&fs::read_to_string(&files[4]).unwrap(), 1).unwrap();
+    assert_eq!(field(&fs::read_to_string(&c).unwrap(), 1), Some(recorded));
+    // a flipped digit: the record is dropped and its piece is unfinished, no total
+    let good = fs::read_to_string(&files[4]).unwrap();
+    let mut bad = good.clone().into_bytes();
+    let at = good.find("\n4 ").unwrap() + 3;
+    bad[at] = if bad[at] == b'1' { b'2' } else { b'1' };
+    fs::write(&files[4], bad).unwrap();
+    let out = knights()
+        .arg("merge")
+        .args(&files)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let p = json_of(&out);
+    assert_eq!(
+        (p["units_done"].as_u64(), p["unfinished_units"].as_u64()),
+        (Some(8), Some(1))
+    );
+    assert!(p.get("directed").is_none(), "{p}");
+    fs::write(&files[4], good).unwrap();
+    // a record of another run is set aside, never added
+    let other = dir.path().join("other");
+    finish(&[
+        "count",
+        "5x6",
+        "--engine",
+        "frontier",
+        "--ledger",
+        path_str(&other),
+    ]);
+    let mut mixed = files.clone();
+    mixed.extend(ledger_files(&other).into_iter().take(1));
+    let out = knights()
+        .arg("merge")
+        .args(&mixed)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let p = json_of(&out);
+    assert_eq!(p["foreign_files"].as_array().map(Vec::len), Some(1), "{p}");
+}
+
+/// The campaign runner counts a board into a ledger (no git commit asked) and verifies two of
+/// its pieces by counting them again.
+#[test]
+fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let led = dir.path().join("ledger");
+    let bin = assert_cmd::cargo::cargo_bin("knights");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |extra: &[&str]| {
+        Command::new("bash")
+            .arg(root.join("scripts/campaign.sh"))
+            .args([
+                "--board",
+                "5x6 --engine frontier",
+                "--ledger",
+                path_str(&led),
+            ])
+            .args(["--work", path_str(&dir.path().join("work"))])
+            .args(extra)
+            .env("KNIGHTS", &bin)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--no-commit"]);
+    assert_succeeded(&out);
+    let files = ledger_files(&led);
+    assert!(!files.is_empty());
+    let m = merge_json(&files);
+    assert_eq!(m["directed"], finish(&["count", "5x6"])["directed"]);
+    let record = dir.path().join("verify.md");
+    let out = run(&["--verify", "2", "--record", path_str(&record)]);
+    assert_succeeded(&out);
+    let rows = fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        rows.lines().filter(|l| l.ends_with("✓ same |")).count(),
+        2,
+        "{rows}"
+    );
+}

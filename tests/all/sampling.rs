@@ -373,7 +373,7 @@ fn out_of_reach_and_no_tour() {
 }
 
 fn knights() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("knights").unwrap()
+    crate::cli::knights()
 }
 
 #[test]

@@ -1,0 +1,302 @@
+//! The ledger of a long count: finished pieces kept apart from the run's own log, one small
+//! file each (see [`checkpoint::write_ledger`]), in a folder that any number of machines add to
+//! over weeks (a repository, say). A run given `--ledger DIR` counts only the pieces no file
+//! there holds, and writes each piece it finishes there with how it was counted; `knights merge
+//! DIR/*` puts them together, `knights status DIR` says what is left.
+//!
+//! The figures of a record (wall and CPU seconds, peak memory) are the process's own while it
+//! counted that piece: the frontier engine counts its pieces one after another, each on every
+//! thread, so the time since the last record is the piece's. The peak is the resident high-water
+//! mark, reset at the start of each piece where the system allows (Linux's `clear_refs`), else
+//! the process's peak so far (said by the key `peak_mib_since_start`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use num_bigint::BigUint;
+
+use super::checkpoint::{self, RunId};
+use crate::store::CheckpointError;
+
+/// What a ledger holds of one run ([`read`]).
+pub struct Held {
+    /// The pieces counted, by number.
+    pub done: BTreeMap<usize, BigUint>,
+    /// The files of this run.
+    pub files: usize,
+    /// The files of other runs (left aside).
+    pub other: Vec<PathBuf>,
+}
+
+/// The pieces of run `id` that the ledger in `dir` holds (none where `dir` does not exist).
+pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
+    let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
+    let (mut ours, mut other) = (0, Vec::new());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Held {
+            done,
+            files: 0,
+            other,
+        });
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let Ok(l) = checkpoint::read(&path) else {
+            other.push(path);
+            continue;
+        };
+        if !l.ledger || l.id.differs(id, true).is_some() {
+            other.push(path);
+            continue;
+        }
+        ours += 1;
+        for (u, c) in l.done {
+            if let Some(a) = done.get(&u) {
+                if *a != c {
+                    return Err(CheckpointError::Conflict {
+                        path,
+                        unit: u,
+                        a: a.to_string(),
+                        b: c.to_string(),
+                    });
+                }
+            }
+            done.insert(u, c);
+        }
+    }
+    Ok(Held {
+        done,
+        files: ours,
+        other,
+    })
+}
+
+/// The figures of the piece in progress, from its start.
+pub struct Meter {
+    wall: Instant,
+    cpu: Option<f64>,
+    /// Whether the peak was reset at the start.
+    reset: bool,
+}
+
+impl Meter {
+    /// Starts measuring a piece (resetting the process's peak memory where it can).
+    #[must_use]
+    pub fn start() -> Meter {
+        Meter {
+            wall: Instant::now(),
+            cpu: cpu_seconds(),
+            reset: reset_peak(),
+        }
+    }
+
+    /// The notes of a ledger record: the program, the machine, and the piece's figures.
+    #[must_use]
+    pub fn notes(&self, threads: usize) -> Vec<(&'static str, String)> {
+        let mut n = vec![
+            ("commit", env!("KNIGHTS_COMMIT").to_string()),
+            ("cores", crate::engine::cores().to_string()),
+            ("threads", threads.to_string()),
+            (
+                "memory_gib",
+                format!(
+                    "{:.1}",
+                    crate::engine::total_memory().unwrap_or(0) as f64 / GIB
+                ),
+            ),
+            (
+                "wall_s",
+                format!("{:.1}", self.wall.elapsed().as_secs_f64()),
+            ),
+        ];
+        if let (Some(a), Some(b)) = (self.cpu, cpu_seconds()) {
+            n.push(("cpu_s", format!("{:.1}", b - a)));
+        }
+        if let Some(p) = peak_bytes() {
+            let key = if self.reset {
+                "peak_mib"
+            } else {
+                "peak_mib_since_start"
+            };
+            n.push((key, format!("{}", p >> 20)));
+        }
+        n
+    }
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// The CPU seconds (user and system) of the process so far.
+#[must_use]
+pub fn cpu_seconds() -> Option<f64> {
+    // SAFETY: getrusage fills the struct it is given and has no other effect
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut u) } != 0 {
+        return None;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(secs(u.ru_utime) + secs(u.ru_stime))
+}
+
+/// Resets the process's resident high-water mark (Linux 4.0 on); whether it did.
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The process's resident high-water mark (`VmHWM`), where the system says.
+fn peak_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = s
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// What a ledger folder holds ([`status`]): the merged pieces and the figures of its records.
+pub struct Status {
+    pub dir: PathBuf,
+    pub files: usize,
+    pub merged: super::driver::Merged,
+    /// Records with CPU seconds, and their sum.
+    pub timed: usize,
+    pub cpu_seconds: f64,
+    /// The largest CPU seconds of a record.
+    pub cpu_max: f64,
+    /// The largest peak memory of a record, in MiB.
+    pub peak_mib: u64,
+}
+
+/// Reads the ledger in `dir`: every `*.log` file, merged as `knights merge DIR/*` does.
+pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| CheckpointError::Io {
+            action: "read",
+            path: dir.into(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(crate::error::Error::Invalid(format!(
+            "the folder '{}' holds no ledger records (files *.log written by `knights count --ledger DIR`)",
+            dir.display()
+        ))
+        .into());
+    }
+    let merged = super::driver::merge(&paths, &super::driver::Quiet)?;
+    let (mut timed, mut cpu_seconds, mut cpu_max, mut peak_mib) = (0, 0.0f64, 0.0f64, 0u64);
+    for p in &paths {
+        let Ok(l) = checkpoint::read(p) else { continue };
+        for notes in l.notes.values() {
+            for (k, v) in notes {
+                match (k.as_str(), v.parse::<f64>()) {
+                    ("cpu_s", Ok(c)) => {
+                        timed += 1;
+                        cpu_seconds += c;
+                        cpu_max = cpu_max.max(c);
+                    }
+                    ("peak_mib" | "peak_mib_since_start", Ok(m)) => {
+                        peak_mib = peak_mib.max(m as u64);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(Status {
+        dir: dir.into(),
+        files: paths.len(),
+        merged,
+        timed,
+        cpu_seconds,
+        cpu_max,
+        peak_mib,
+    })
+}
+
+impl Status {
+    /// The pieces left to count and the projected time for them on this machine (every core),
+    /// from the mean CPU seconds of the records that have it.
+    #[must_use]
+    pub fn left(&self) -> (usize, Option<f64>) {
+        use super::driver::Merged;
+        let left = match &self.merged {
+            Merged::Total { .. } => 0,
+            Merged::Partial {
+                units, units_done, ..
+            } => units - units_done,
+        };
+        let secs = (self.timed > 0).then(|| {
+            self.cpu_seconds / self.timed as f64 * left as f64 / crate::engine::cores() as f64
+        });
+        (left, secs)
+    }
+
+    /// The text `knights status DIR` prints.
+    #[must_use]
+    pub fn text(&self) -> String {
+        use crate::human::{human_duration, plural};
+        let mut s = format!(
+            "ledger '{}': {} file{}\n",
+            self.dir.display(),
+            self.files,
+            plural(self.files as u64)
+        );
+        s += &self.merged.text(self.files);
+        if self.timed > 0 {
+            s += &format!(
+                "{} record{} with figures: {} of CPU in all, {} a piece on average (the longest {}), peak memory up to {} MiB\n",
+                self.timed,
+                plural(self.timed as u64),
+                human_duration(self.cpu_seconds),
+                human_duration(self.cpu_seconds / self.timed as f64),
+                human_duration(self.cpu_max),
+                self.peak_mib
+            );
+        }
+        match self.left() {
+            (0, _) => {}
+            (n, Some(secs)) => {
+                s += &format!(
+                    "left: {n} piece{}, about {} on this machine's {} core{} (the records' mean CPU time a piece)\n",
+                    plural(n as u64),
+                    human_duration(secs),
+                    crate::engine::cores(),
+                    plural(crate::engine::cores() as u64)
+                );
+            }
+            (n, None) => s += &format!("left: {n} piece{}\n", plural(n as u64)),
+        }
+        s
+    }
+
+    /// The JSON `knights status DIR --json` prints: the merge's, with the ledger's figures.
+    #[must_use]
+    pub fn json(&self) -> serde_json::Value {
+        let mut v = self.merged.json();
+        let (left, secs) = self.left();
+        v["ledger"] = serde_json::json!({
+            "dir": self.dir.display().to_string(),
+            "files": self.files,
+            "records_with_figures": self.timed,
+            "cpu_seconds": self.cpu_seconds,
+            "cpu_seconds_max": self.cpu_max,
+            "peak_mib": self.peak_mib,
+            "pieces_left": left,
+            "projected_seconds_left": secs,
+        });
+        v
+    }
+}
