@@ -600,9 +600,15 @@ fn parse_size(s: &str) -> Result<u64, String> {
         )
     })?;
     let bytes = x * (1u64 << shift) as f64;
-    if !(1.0..=1.8e19).contains(&bytes) {
+    if bytes < 1.0 {
         return Err(format!(
             "'{}' is not a usable size (at least 1 byte)",
+            crate::error::clip(s)
+        ));
+    }
+    if bytes > 1.8e19 {
+        return Err(format!(
+            "'{}' is too large (at most 16E, 2^64 bytes less one)",
             crate::error::clip(s)
         ));
     }
@@ -645,12 +651,16 @@ fn parse_positive(s: &str) -> Result<u64, String> {
     whole(s, "numbers of tours", 1, u64::MAX)
 }
 
+/// The most chain moves `--thin` and `--burn-in` take: 10^11, hours of the chain (tens of
+/// millions of moves a second), so that a mistyped figure is refused rather than run for ever.
+const MAX_MOVES: u64 = 100_000_000_000;
+
 fn parse_moves(s: &str) -> Result<u64, String> {
-    whole(s, "numbers of moves", 1, u64::MAX)
+    whole(s, "numbers of moves", 1, MAX_MOVES)
 }
 
 fn parse_burn_in(s: &str) -> Result<u64, String> {
-    whole(s, "numbers of moves", 0, u64::MAX)
+    whole(s, "numbers of moves", 0, MAX_MOVES)
 }
 
 /// 1 to [`max_threads`](crate::count::driver::max_threads): past it, threads gain nothing and

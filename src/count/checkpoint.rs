@@ -121,14 +121,18 @@ impl FromStr for Shard {
             ))
         };
         let (k, n) = s.split_once('/').ok_or_else(|| bad("no '/'"))?;
-        let index: u32 = k
-            .trim()
-            .parse()
-            .map_err(|_| bad("K is not a whole number"))?;
-        let count: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| bad("N is not a whole number"))?;
+        // a whole number past u32 is too large, not "not a whole number"
+        let number = |t: &str, name: &str| -> Result<u32, Error> {
+            let t = t.trim();
+            if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+                t.parse()
+                    .map_err(|_| bad(&format!("{name} is too large (at most {})", u32::MAX)))
+            } else {
+                Err(bad(&format!("{name} is not a whole number")))
+            }
+        };
+        let index = number(k, "K")?;
+        let count = number(n, "N")?;
         if count == 0 {
             return Err(bad("N must be at least 1"));
         }

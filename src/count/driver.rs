@@ -803,7 +803,7 @@ pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> 
         .collect::<Result<Vec<_>, _>>()?;
     for f in files.iter().filter(|f| f.damaged > 0) {
         obs.warn(&format!(
-            "checkpoint '{}': {} damaged line(s) dropped; their pieces count as unfinished",
+            "checkpoint '{}': {} line(s) that do not check ignored (damaged, or copied from another file: each line's checksum ties it to its file's header); a piece no other file gives stays unfinished",
             f.path.display(),
             f.damaged
         ));

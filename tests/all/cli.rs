@@ -946,6 +946,42 @@ fn negative_and_malformed_numbers_name_the_value_and_the_range() {
         (&["survey", "5x5", "--budget", "-1"], "-1", "1 to"),
         (&["count", "5x5", "--shard", "-1/2"], "-1/2", "0 <= K < N"),
         (&["count", "5x5", "--max-memory", "-1G"], "-1G", "8G"),
+        // a chain that would run for ever is refused with the largest value allowed
+        (
+            &[
+                "sample",
+                "8x8",
+                "--method",
+                "chain",
+                "--thin",
+                "18446744073709551615",
+            ],
+            "18446744073709551615",
+            "1 to 100000000000",
+        ),
+        (
+            &[
+                "sample",
+                "8x8",
+                "--method",
+                "chain",
+                "--burn-in",
+                "18446744073709551615",
+            ],
+            "18446744073709551615",
+            "0 to 100000000000",
+        ),
+        // too large is said as such, not as "not a whole number" or "at least 1 byte"
+        (
+            &["count", "5x5", "--shard", "1/99999999999999999999"],
+            "1/99999999999999999999",
+            "N is too large (at most 4294967295)",
+        ),
+        (
+            &["count", "5x5", "--max-memory", "99999999999T"],
+            "99999999999T",
+            "too large (at most 16E",
+        ),
     ] {
         let err = fails_fast(args, None, 2, 10);
         assert!(err.contains(value), "{args:?}: {err}");

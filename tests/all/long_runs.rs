@@ -1500,3 +1500,30 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
         "{rows}"
     );
 }
+
+/// Lines of one shard's log appended to another's do not check there: merge ignores them and
+/// says so (they are neither damage that loses pieces nor pieces of that file), and the total
+/// stands.
+#[test]
+fn lines_of_another_shard_are_said_to_be_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, children) = spawn_shards(dir.path(), 2, &["count", "5x6"]);
+    for c in children {
+        assert_succeeded(&c.wait_with_output().unwrap());
+    }
+    let other = fs::read_to_string(&files[1]).unwrap();
+    let lines: String = other
+        .lines()
+        .skip(HEADER_LINES)
+        .take(5)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut first = fs::OpenOptions::new().append(true).open(&files[0]).unwrap();
+    std::io::Write::write_all(&mut first, lines.as_bytes()).unwrap();
+    let out = knights().arg("merge").args(&files).output().unwrap();
+    assert_succeeded(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("5 line(s) that do not check ignored"), "{err}");
+    assert!(!err.contains("count as unfinished"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("37,568 directed"));
+}
