@@ -81,6 +81,56 @@ pub fn beside(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The temporary files beside `checkpoint` (`FILE…tmp.PID.N`, of it or of any file kept beside
+/// it) whose writer is no longer alive: left by a `kill -9` between the write and the rename.
+#[must_use]
+pub fn dead_temporaries(checkpoint: &Path) -> Vec<PathBuf> {
+    let dir = checkpoint
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(name) = checkpoint.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dead = Vec::new();
+    for e in entries.flatten() {
+        let Some(f) = e.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        let Some(rest) = f.strip_prefix(name) else {
+            continue;
+        };
+        let Some((_, tail)) = rest.rsplit_once(".tmp.") else {
+            continue;
+        };
+        let Some((pid, serial)) = tail.split_once('.') else {
+            continue;
+        };
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(pid) || !digits(serial) {
+            continue;
+        }
+        if pid.parse::<i32>().is_ok_and(|p| !alive(p)) {
+            dead.push(e.path());
+        }
+    }
+    dead.sort();
+    dead
+}
+
+/// Whether process `pid` exists (a signal 0 reaches it, or it is another user's).
+fn alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
 /// A temporary name beside `path` that no other writer uses: the process id and a serial number
 /// (`FILE.tmp.PID.N`), created new so that even a stale file of that name is never reused.
 fn temp_beside(path: &Path) -> Result<(PathBuf, File), io::Error> {

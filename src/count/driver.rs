@@ -405,6 +405,12 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         .as_deref()
         .map(CheckpointLock::acquire)
         .transpose()?;
+    if let Some(path) = &job.checkpoint {
+        // under the lock: the temporary files of a writer killed mid-way are of no use now
+        for f in crate::store::dead_temporaries(path) {
+            let _ = std::fs::remove_file(f);
+        }
+    }
     let threads = job.thread_count();
     let t0 = Instant::now();
     if let Some(reason) = obstruction(job.board, &job.piece, &job.spec) {

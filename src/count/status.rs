@@ -58,6 +58,9 @@ pub struct Status {
     /// Pieces a second at the end of the log (from its records' times), when two or more have
     /// times.
     pub rate: Option<f64>,
+    /// Temporary files beside the checkpoint whose writer was killed (the next run removes
+    /// them).
+    pub leftovers: Vec<PathBuf>,
 }
 
 /// Reads the checkpoint at `path` and what lies beside it.
@@ -108,6 +111,7 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         written,
         so_far,
         rate,
+        leftovers: crate::store::dead_temporaries(path),
     })
 }
 
@@ -273,6 +277,25 @@ impl Status {
                 );
             }
         }
+        if !self.leftovers.is_empty() {
+            let bytes: u64 = self
+                .leftovers
+                .iter()
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+                .sum();
+            s += &format!(
+                "leftovers: {} temporary file{} of a writer that was killed ({}), removed when the count is run again: {}\n",
+                self.leftovers.len(),
+                plural(self.leftovers.len() as u64),
+                crate::human::human_bytes(bytes),
+                self.leftovers
+                    .iter()
+                    .map(|p| format!("'{}'", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         if let Some(st) = &self.stage {
             s += &format!("in progress: {}\n", stage_text(&st.header));
         }
@@ -349,6 +372,7 @@ impl Status {
             "pid": self.holder.pid,
             "rate_pieces_per_second": self.rate,
             "seconds_left": self.seconds_left(),
+            "leftovers": self.leftovers.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
         let h = self
             .stage

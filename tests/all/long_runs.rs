@@ -674,7 +674,22 @@ fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
         last = Some(now);
     }
     assert!(kills >= 3, "the count ran too fast to be killed mid-way");
+    // a temporary file of a writer killed between its write and its rename (a process that has
+    // exited), as kill -9 leaves one: status lists it, the resumed count removes it
+    let mut gone = Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let leftover = beside(&ck, &format!(".layers.tmp.{pid}.0"));
+    fs::write(&leftover, b"half a layer").unwrap();
+    let out = knights()
+        .args(["status", path_str(&ck), "--json"])
+        .output()
+        .unwrap();
+    assert_succeeded(&out);
+    let st = json_of(&out);
+    assert_eq!(st["leftovers"][0], path_str(&leftover), "{st}");
     let v = finish(&args);
+    assert!(!leftover.exists(), "the resumed count left {leftover:?}");
     assert_eq!(v["directed"], OPEN_6X6);
     assert_eq!(v["engine"], "frontier");
     assert_eq!(v["complete"], true);
