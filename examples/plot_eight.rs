@@ -1,20 +1,26 @@
 //! Draws `results/eight.svg` from `results/eight.csv`: peak resident memory and wall time of a
-//! frontier count against the number of pieces it is cut into (`--pieces N`), one series per
-//! count (7x7 open, 8x8 closed). The figures are whole commands measured with the system's
-//! `time` (`results/eight.md` has the commands). `cargo run --release --example plot_eight`.
+//! frontier count against the number of pieces it was cut into by the earlier cut (`--pieces N`,
+//! since replaced by the digit tree), one series per count (7x7 open, 8x8 closed); and, given
+//! `bounds`, `results/bounds.svg` from `results/bounds.csv`: peak resident memory and CPU time
+//! of the digit tree's counts against `--max-memory` (written by `scripts/measure-bounds.sh`;
+//! `default`, the machine's three quarters, is drawn at 18 GiB). The figures are whole commands
+//! measured with the system's `time` (`results/eight.md` has the commands).
+//! `cargo run --release --example plot_eight [bounds]`.
 
 use std::collections::BTreeMap;
 use std::error::Error;
 
 use plotters::prelude::*;
 
-const CSV: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/eight.csv");
-const SVG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/eight.svg");
+const RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/");
+
+/// Where `default` is drawn on the bound axis (MiB): three quarters of this machine's 24 GiB.
+const DEFAULT_MIB: f64 = 18.0 * 1024.0;
 
 /// Points `(pieces, value)` of each count, for the column `name`.
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
 
-fn read(text: &str, name: &str) -> Result<Series, Box<dyn Error>> {
+fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().ok_or("empty csv")?.split(',').collect();
     let col = |n: &str| {
@@ -23,11 +29,16 @@ fn read(text: &str, name: &str) -> Result<Series, Box<dyn Error>> {
             .position(|&h| h == n)
             .ok_or(format!("no column {n}"))
     };
-    let (count_at, pieces_at, value_at) = (col("count")?, col("pieces")?, col(name)?);
+    let (count_at, pieces_at, value_at) = (col("count")?, col(x)?, col(name)?);
     let mut series = Series::new();
     for line in lines.filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').collect();
-        let (Ok(p), Ok(v)) = (f[pieces_at].parse::<f64>(), f[value_at].parse::<f64>()) else {
+        let p = if f[pieces_at] == "default" {
+            Ok(DEFAULT_MIB)
+        } else {
+            f[pieces_at].parse::<f64>()
+        };
+        let (Ok(p), Ok(v)) = (p, f[value_at].parse::<f64>()) else {
             continue;
         };
         series
@@ -41,9 +52,17 @@ fn read(text: &str, name: &str) -> Result<Series, Box<dyn Error>> {
     Ok(series)
 }
 
+/// The x axis: its description and range (logarithmic).
+struct Axis {
+    desc: &'static str,
+    from: f64,
+    to: f64,
+}
+
 fn panel(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     series: &Series,
+    axis: &Axis,
     title: &str,
     unit: &str,
 ) -> Result<(), Box<dyn Error>> {
@@ -58,14 +77,18 @@ fn panel(
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((0.8f64..64.0f64).log_scale(), 0.0f64..top)?;
+        .build_cartesian_2d((axis.from..axis.to).log_scale(), 0.0f64..top)?;
     chart
         .configure_mesh()
-        .x_desc("pieces (--pieces N)")
+        .x_desc(axis.desc)
         .y_desc(unit)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .draw()?;
-    let palette = [RGBColor(31, 78, 153), RGBColor(192, 57, 43)];
+    let palette = [
+        RGBColor(31, 78, 153),
+        RGBColor(192, 57, 43),
+        RGBColor(39, 174, 96),
+    ];
     for (k, (name, pts)) in series.iter().enumerate() {
         let colour = palette[k % palette.len()];
         chart
@@ -83,23 +106,39 @@ fn panel(
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let text = std::fs::read_to_string(CSV)?;
-    let root = SVGBackend::new(SVG, (1100, 450)).into_drawing_area();
+    let bounds = std::env::args().nth(1).is_some_and(|a| a == "bounds");
+    let (name, axis, memory, time) = if bounds {
+        (
+            "bounds",
+            Axis {
+                desc: "--max-memory (MiB; default drawn at 18 GiB)",
+                from: 100.0,
+                to: 30000.0,
+            },
+            ("peak_mib", "peak resident memory", "MiB"),
+            ("cpu_s", "CPU time (user + system), 2 threads", "seconds"),
+        )
+    } else {
+        (
+            "eight",
+            Axis {
+                desc: "pieces (--pieces N, the earlier cut)",
+                from: 0.8,
+                to: 64.0,
+            },
+            ("peak_rss_gib", "peak resident memory", "GiB"),
+            ("wall_s", "wall time, 2 threads", "seconds"),
+        )
+    };
+    let text = std::fs::read_to_string(format!("{RESULTS}{name}.csv"))?;
+    let svg = format!("{RESULTS}{name}.svg");
+    let root = SVGBackend::new(&svg, (1100, 450)).into_drawing_area();
     root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(550);
-    panel(
-        &left,
-        &read(&text, "peak_rss_gib")?,
-        "peak resident memory",
-        "GiB",
-    )?;
-    panel(
-        &right,
-        &read(&text, "wall_s")?,
-        "wall time, 2 threads",
-        "seconds",
-    )?;
+    let x = if bounds { "bound_mib" } else { "pieces" };
+    panel(&left, &read(&text, x, memory.0)?, &axis, memory.1, memory.2)?;
+    panel(&right, &read(&text, x, time.0)?, &axis, time.1, time.2)?;
     root.present()?;
-    println!("wrote {SVG}");
+    println!("wrote {svg}");
     Ok(())
 }

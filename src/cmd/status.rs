@@ -22,5 +22,10 @@ pub(crate) fn run(a: &StatusArgs) -> Result<u8> {
     } else {
         emit(&s.text())?;
     }
-    Ok(0)
+    // damage is said above (and what resume will do with it), and never passes as exit 0
+    Ok(if s.log.as_ref().is_some_and(|l| l.damaged > 0) {
+        crate::EXIT_USAGE
+    } else {
+        0
+    })
 }

@@ -304,6 +304,14 @@ fn a_damaged_record_is_dropped_and_counted_again() {
     cut.truncate(text.len() - 7);
     for bad in [flipped, cut] {
         fs::write(&ck, &bad).unwrap();
+        // status says the damage and what resume will do, with exit 2 (damage is never exit 0)
+        let st = knights().args(["status", path_str(&ck)]).output().unwrap();
+        assert_eq!(st.status.code(), Some(2));
+        let text = String::from_utf8_lossy(&st.stdout);
+        assert!(
+            text.contains("damaged: 1 line dropped") && text.contains("counted again"),
+            "{text}"
+        );
         let out = knights()
             .args(["count", "6x6", "--json", "--checkpoint", path_str(&ck)])
             .output()
