@@ -803,6 +803,74 @@ mod tests {
         )
     }
 
+    /// Every damage of one kind a disk or a careless copy can do to a log and to a ledger
+    /// record (cut at every byte, every bit of every byte flipped, a line doubled, two lines
+    /// swapped, another run's line appended): the reader never panics, and what it accepts is
+    /// the truth: a unit it returns has the count that was written, or the header is refused.
+    #[test]
+    fn no_damage_makes_a_reader_panic_or_lie() {
+        let dir = tempfile::tempdir().unwrap();
+        let (id, _, _) = run_id("5x5", Shard::ALL);
+        let truth: BTreeMap<usize, BigUint> = (0..6)
+            .map(|u| (u, BigUint::from(1_000_003u64 * (u as u64 + 7))))
+            .collect();
+        let log = dir.path().join("a.ckpt");
+        let (mut c, _) = Checkpoint::open(&log, &id).unwrap();
+        for (u, n) in &truth {
+            c.record(*u, n).unwrap();
+        }
+        c.sync().unwrap();
+        drop(c);
+        let notes = [("cpu_s", "12.5".to_string()), ("peak_mib", "300".to_string())];
+        let ledger = write_ledger(dir.path(), &id, 3, &truth[&3], &notes).unwrap();
+        let (other, _, _) = run_id("5x6", Shard::ALL);
+        let foreign = write_ledger(&dir.path().join("o"), &other, 3, &truth[&3], &[]).unwrap();
+        let foreign_line = fs::read_to_string(&foreign)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap()
+            .to_string();
+        let probe = dir.path().join("probe.ckpt");
+        let mut tried = 0;
+        for original in [fs::read(&log).unwrap(), fs::read(&ledger).unwrap()] {
+            let text = String::from_utf8(original.clone()).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let mut variants: Vec<Vec<u8>> = Vec::new();
+            for cut in 0..original.len() {
+                variants.push(original[..cut].to_vec());
+            }
+            for at in 0..original.len() {
+                for bit in 0..8 {
+                    let mut v = original.clone();
+                    v[at] ^= 1 << bit;
+                    variants.push(v);
+                }
+            }
+            for i in 0..lines.len() {
+                let mut doubled = lines.clone();
+                doubled.insert(i, lines[i]);
+                variants.push((doubled.join("\n") + "\n").into_bytes());
+                if i + 1 < lines.len() {
+                    let mut swapped = lines.clone();
+                    swapped.swap(i, i + 1);
+                    variants.push((swapped.join("\n") + "\n").into_bytes());
+                }
+            }
+            variants.push(format!("{text}{foreign_line}\n").into_bytes());
+            for v in variants {
+                fs::write(&probe, &v).unwrap();
+                tried += 1;
+                let Ok(l) = read(&probe) else { continue };
+                assert_eq!(l.id, id, "a damaged header was read as the run's");
+                for (u, n) in &l.done {
+                    assert_eq!(truth.get(u), Some(n), "unit {u} read with a false count");
+                }
+            }
+        }
+        assert!(tried > 5_000, "{tried}");
+    }
+
     #[test]
     fn shards_parse_and_own_their_units() {
         let s: Shard = "1/3".parse().unwrap();
