@@ -821,7 +821,10 @@ mod tests {
         }
         c.sync().unwrap();
         drop(c);
-        let notes = [("cpu_s", "12.5".to_string()), ("peak_mib", "300".to_string())];
+        let notes = [
+            ("cpu_s", "12.5".to_string()),
+            ("peak_mib", "300".to_string()),
+        ];
         let ledger = write_ledger(dir.path(), &id, 3, &truth[&3], &notes).unwrap();
         let (other, _, _) = run_id("5x6", Shard::ALL);
         let foreign = write_ledger(&dir.path().join("o"), &other, 3, &truth[&3], &[]).unwrap();
