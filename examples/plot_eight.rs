@@ -88,6 +88,7 @@ fn panel(
         RGBColor(31, 78, 153),
         RGBColor(192, 57, 43),
         RGBColor(39, 174, 96),
+        RGBColor(142, 68, 173),
     ];
     for (k, (name, pts)) in series.iter().enumerate() {
         let colour = palette[k % palette.len()];
