@@ -105,10 +105,15 @@ pub(crate) fn total_memory() -> Option<u64> {
     let n = std::fs::File::open("/proc/meminfo")
         .and_then(|mut f| f.read(&mut head))
         .ok()?;
-    let text = std::str::from_utf8(&head[..n]).ok()?;
+    kib_field(std::str::from_utf8(&head[..n]).ok()?, "MemTotal:")
+}
+
+/// The bytes of a `KEY:  N kB` line of a `/proc` file's text (`/proc/meminfo`,
+/// `/proc/self/status`).
+pub(crate) fn kib_field(text: &str, key: &str) -> Option<u64> {
     let kb: u64 = text
         .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .find_map(|l| l.strip_prefix(key))?
         .trim()
         .trim_end_matches("kB")
         .trim()

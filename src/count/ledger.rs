@@ -33,18 +33,13 @@ pub struct Held {
 pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
     let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
     let (mut ours, mut other) = (0, Vec::new());
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(paths) = log_files(dir) else {
         return Ok(Held {
             done,
             files: 0,
             other,
         });
     };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    paths.sort();
     for path in paths {
         let Ok(l) = checkpoint::read(&path) else {
             other.push(path);
@@ -150,16 +145,20 @@ fn reset_peak() -> bool {
 
 /// The process's resident high-water mark (`VmHWM`), where the system says.
 fn peak_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: u64 = s
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb * 1024)
+    crate::engine::kib_field(
+        &std::fs::read_to_string("/proc/self/status").ok()?,
+        "VmHWM:",
+    )
+}
+
+/// The ledger records in `dir` (its `*.log` files), sorted.
+fn log_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 /// What a ledger folder holds ([`status`]): the merged pieces and the figures of its records.
@@ -178,16 +177,11 @@ pub struct Status {
 
 /// Reads the ledger in `dir`: every `*.log` file, merged as `knights merge DIR/*` does.
 pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|source| CheckpointError::Io {
-            action: "read",
-            path: dir.into(),
-            source,
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "log"))
-        .collect();
-    paths.sort();
+    let paths = log_files(dir).map_err(|source| CheckpointError::Io {
+        action: "read",
+        path: dir.into(),
+        source,
+    })?;
     if paths.is_empty() {
         return Err(crate::error::Error::Invalid(format!(
             "the folder '{}' holds no ledger records (files *.log written by `knights count --ledger DIR`)",
