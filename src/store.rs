@@ -81,10 +81,10 @@ pub fn beside(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// The temporary files beside `checkpoint` (`FILE…tmp.PID.N`, of it or of any file kept beside
-/// it) whose writer is no longer alive: left by a `kill -9` between the write and the rename.
-#[must_use]
-pub fn dead_temporaries(checkpoint: &Path) -> Vec<PathBuf> {
+/// The files of a run with `checkpoint`: the file itself and those kept beside it
+/// (`FILE.layers`, `FILE.split`, … and their temporaries), each with its name's part past
+/// `FILE`.
+fn kept_beside(checkpoint: &Path) -> Vec<(String, PathBuf)> {
     let dir = checkpoint
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -95,30 +95,42 @@ pub fn dead_temporaries(checkpoint: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut dead = Vec::new();
-    for e in entries.flatten() {
-        let Some(f) = e.file_name().to_str().map(str::to_string) else {
-            continue;
-        };
-        let Some(rest) = f.strip_prefix(name) else {
-            continue;
-        };
-        let Some((_, tail)) = rest.rsplit_once(".tmp.") else {
-            continue;
-        };
-        let Some((pid, serial)) = tail.split_once('.') else {
-            continue;
-        };
-        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-        if !digits(pid) || !digits(serial) {
-            continue;
-        }
-        if pid.parse::<i32>().is_ok_and(|p| !alive(p)) {
-            dead.push(e.path());
-        }
-    }
-    dead.sort();
-    dead
+    let mut out: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let f = e.file_name().to_str()?.to_string();
+            let rest = f.strip_prefix(name)?;
+            (rest.is_empty() || rest.starts_with('.')).then(|| (rest.to_string(), e.path()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The files of a run with `checkpoint` that are there now: see [`kept_beside`].
+#[must_use]
+pub fn run_files(checkpoint: &Path) -> Vec<PathBuf> {
+    kept_beside(checkpoint).into_iter().map(|(_, p)| p).collect()
+}
+
+/// The temporary files beside `checkpoint` (`FILE…tmp.PID.N`, of it or of any file kept beside
+/// it) whose writer is no longer alive: left by a `kill -9` between the write and the rename.
+#[must_use]
+pub fn dead_temporaries(checkpoint: &Path) -> Vec<PathBuf> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    kept_beside(checkpoint)
+        .into_iter()
+        .filter(|(rest, _)| {
+            let Some((_, tail)) = rest.rsplit_once(".tmp.") else {
+                return false;
+            };
+            let Some((pid, serial)) = tail.split_once('.') else {
+                return false;
+            };
+            digits(pid) && digits(serial) && pid.parse::<i32>().is_ok_and(|p| !alive(p))
+        })
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// Whether process `pid` exists (a signal 0 reaches it, or it is another user's).

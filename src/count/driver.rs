@@ -428,9 +428,29 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         shard: job.shard.unwrap_or(Shard::ALL),
         state: Mutex::new(State::default()),
     };
-    let ran = with_threads(job.threads, || {
+    // the files this run makes: a count refused before it starts leaves none of them
+    let before = job
+        .checkpoint
+        .as_deref()
+        .map(crate::store::run_files)
+        .unwrap_or_default();
+    let ran = match with_threads(job.threads, || {
         counter.run(job.request(), &job.limits(), &runner)
-    })??;
+    }) {
+        Ok(Ok(ran)) => ran,
+        Ok(Err(e)) => {
+            if let (RunError::Input(Error::Invalid(_)), Some(path)) = (&e, &job.checkpoint) {
+                drop(runner);
+                for f in crate::store::run_files(path) {
+                    if !before.contains(&f) && !f.to_string_lossy().ends_with(".lock") {
+                        let _ = std::fs::remove_file(f);
+                    }
+                }
+            }
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     let mut state = runner.state.into_inner().expect("the workers are done");
     if let Some(log) = &mut state.log {
         log.sync()?;

@@ -26,6 +26,7 @@
 //! whole number of tours, and the pieces' counts add up to the total exactly.
 
 pub(crate) mod expand;
+mod growth;
 mod join;
 pub(crate) mod layout;
 mod leaves;
@@ -144,6 +145,23 @@ pub fn profile(
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states)))
+}
+
+/// The forward walk's layer size after every square (the first is the empty start, 1 state),
+/// walked until a layer passes `max_states` states or the board ends: what the reach estimate
+/// reads, for studying its growth model.
+pub fn profile_squares(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    max_states: u64,
+) -> Result<Vec<u64>, RunError> {
+    supports(board, piece, spec)?;
+    let req = Request { board, piece, spec };
+    let walk = Walk::new(board, piece);
+    let limits = quiet_limits();
+    let stop = AtomicBool::new(false);
+    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.squares(max_states, false)))
 }
 
 /// Limits for a walk run outside the driver: every thread of the pool, the default memory bound.
@@ -502,8 +520,9 @@ struct Run<'a, K: Key> {
     settled: Option<(BigUint, &'static str)>,
     /// Whether the reach check is still to come (see [`Run::check_reach`]).
     probe: bool,
-    /// The forward walk's layer sizes at column ends: `(columns, states)`.
-    sizes: Vec<(u32, u64)>,
+    /// The forward walk's layer sizes so far: `(squares walked, states)`, at every square where
+    /// the walk goes a square at a time, at column ends where it goes a column at a time.
+    sizes: Vec<(usize, u64)>,
     /// States the forward walk's last column read for each state it started from (for the
     /// projection of the pieces' time).
     column_reads: f64,
@@ -703,20 +722,29 @@ impl<'a, K: Key> Run<'a, K> {
     /// See [`profile`]; a column cut short by the budget ends the list with the states reached
     /// (a lower bound on the column's).
     fn profile(&mut self, max_states: u64) -> Vec<(u32, u64)> {
+        let w = self.walk.w as usize;
+        let squares = self.squares(max_states, false);
+        let last = squares.len() - 1;
+        (1..=last)
+            .filter(|&s| s % w == 0 || (s == last && squares[s] > max_states))
+            .map(|s| (s.div_ceil(w) as u32, squares[s]))
+            .collect()
+    }
+
+    /// See [`profile_squares`].
+    /// With `whole`, the walk stops only at a column's end.
+    fn squares(&mut self, max_states: u64, whole: bool) -> Vec<u64> {
+        let w = self.walk.w as usize;
         let steps = layout::steps::<K>(&self.walk, &self.rules, 0, self.walk.n);
         let mut layer = Layer::single(K::ZERO, self.walk.key_bytes(), 1);
-        let mut out = Vec::new();
-        let w = self.walk.w;
-        for (i, step) in steps[..steps.len() - 1].iter().enumerate() {
+        let mut out = vec![1];
+        for step in &steps[..steps.len() - 1] {
             match self.sweep.step(&layer, step, |_| true) {
                 Ok((next, _)) => layer = next,
                 Err(_) => break,
             }
-            let col = i as u32 / w + 1;
-            if (i as u32 + 1) % w == 0 || layer.len() > max_states {
-                out.push((col, layer.len()));
-            }
-            if layer.len() > max_states {
+            out.push(layer.len());
+            if layer.len() > max_states && (!whole || (out.len() - 1) % w == 0) {
                 break;
             }
         }
@@ -725,31 +753,21 @@ impl<'a, K: Key> Run<'a, K> {
 
     /// See [`reach`].
     fn reach(&mut self) -> Reach {
-        let sizes = self.profile(PROBE_STATES);
+        // as the count checks: a square at a time in a sweep, a column at a time before a meeting
+        let (w, whole) = (self.walk.w as usize, self.cut.is_some());
+        let sizes: Vec<(usize, u64)> = self
+            .squares(PROBE_STATES, whole)
+            .into_iter()
+            .enumerate()
+            .filter(|(s, _)| !whole || s % w == 0)
+            .collect();
         self.estimate(&sizes)
     }
 
-    /// The estimate of [`reach`] from the forward walk's column sizes `sizes`.
-    fn estimate(&self, sizes: &[(u32, u64)]) -> Reach {
+    /// The estimate of [`reach`] from the forward walk's layer sizes `sizes` (see [`Run::sizes`]).
+    fn estimate(&self, sizes: &[(usize, u64)]) -> Reach {
         let (w, len) = (self.walk.w, self.walk.len);
-        let known = |c: u32| sizes.iter().find(|s| s.0 == c).map(|s| s.1 as f64);
-        // column sizes: measured, then each growth ratio the square root of the last, with no
-        // growth past w + 2 columns (where long boards level off)
-        let mut col = vec![1.0f64; len as usize + 1];
-        let mut ratio = 1.0f64;
-        for c in 1..=len as usize {
-            col[c] = match known(c as u32) {
-                Some(x) => {
-                    ratio = (x / col[c - 1].max(1.0)).max(1.0);
-                    x
-                }
-                None if c as u32 > w + 2 => col[c - 1],
-                None => {
-                    ratio = ratio.sqrt();
-                    col[c - 1] * ratio
-                }
-            };
-        }
+        let col = growth::project_columns(w as usize, len as usize, sizes);
         let entry = (self.walk.key_bytes() + 8) as f64;
         let threads = self.limits.threads.max(1) as f64;
         let (states, bytes, seconds) = match self.cut {
@@ -796,35 +814,47 @@ impl<'a, K: Key> Run<'a, K> {
     /// estimate of [`reach`]; a count far out of reach stops there with the estimate, unless
     /// `--force`.
     fn check_reach(&mut self, square: usize, layer: &Layer<K>, end: bool) -> Result<(), RunError> {
-        let w = self.walk.w as usize;
-        if (square + 1) % w == 0 {
-            self.sizes
-                .push(((square + 1) as u32 / w as u32, layer.len()));
+        if !self.probe {
+            return Ok(());
         }
-        if !self.probe || !(end || layer.len() > PROBE_STATES) {
+        if self.sizes.is_empty() {
+            self.sizes.push((0, 1));
+        }
+        self.sizes.push((square + 1, layer.len()));
+        if !(end || layer.len() > PROBE_STATES) {
             return Ok(());
         }
         self.probe = false;
-        let mut sizes = self.sizes.clone();
-        if layer.len() > PROBE_STATES && (square + 1) % w != 0 {
-            // a column cut short: its states so far are a lower bound on the column's
-            sizes.push(((square / w + 1) as u32, layer.len()));
-        }
-        let r = self.estimate(&sizes);
+        let r = self.estimate(&self.sizes);
         if r.bytes > self.limits.max_memory as f64 || r.seconds > crate::dfs::REACH_SECONDS {
+            // what would make it start: a larger bound where the machine has the memory
+            let machine = crate::engine::total_memory().unwrap_or(u64::MAX) as f64;
+            let fits = if r.seconds > crate::dfs::REACH_SECONDS {
+                "more than 30 days on this machine: many more cores, or `knights estimate` for an estimate of the count in seconds".to_string()
+            } else if r.bytes <= machine {
+                format!("--max-memory {} would let it start", human_bytes(r.bytes.ceil() as u64))
+            } else {
+                format!(
+                    "more memory than this machine has ({}): a machine with more, or `knights estimate`",
+                    human_bytes(machine as u64)
+                )
+            };
             return Err(Error::Invalid(format!(
-                "counting these tours on {} with the frontier engine is out of reach: its largest layer is estimated at {:.1e} states at least, about {} of tables and {} (a lower bound from the columns walked so far; the memory bound is {}, set with --max-memory); --force starts it anyway (it stops before the process passes the bound); `knights estimate` gives an estimate of the count",
+                "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables and {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way; the memory bound is {}, set with --max-memory); what would make it fit: {}; --force starts it anyway (it stops before the process passes the bound)",
                 self.req.board,
                 r.states,
                 human_bytes(r.bytes as u64),
                 human_duration(r.seconds),
-                human_bytes(self.limits.max_memory)
+                self.limits.threads.max(1),
+                plural(self.limits.threads.max(1) as u64),
+                human_bytes(self.limits.max_memory),
+                fits
             ))
             .into());
         }
         if r.seconds > UNSAVED_SECONDS && self.saver.path.is_none() {
             return Err(Error::Invalid(format!(
-                "counting these tours on {} would take about {} on {} thread{} and {} of memory at least, and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one); `knights estimate` gives an estimate of the count in seconds",
+                "counting these tours on {} would take about {} on {} thread{} and {} of memory (projected from the columns walked so far), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one); `knights estimate` gives an estimate of the count in seconds",
                 self.req.board,
                 human_duration(r.seconds),
                 self.limits.threads.max(1),
@@ -835,7 +865,7 @@ impl<'a, K: Key> Run<'a, K> {
         }
         if r.seconds > 60.0 {
             self.obs.info(&format!(
-                "this count may take about {} and {} of memory at least (a lower bound from the columns walked so far; the count stops before the process passes --max-memory)",
+                "this count may take about {} and {} of memory (projected from the growth of the columns walked so far, which may err a few times either way; the count stops before the process passes --max-memory)",
                 human_duration(r.seconds),
                 human_bytes(r.bytes as u64)
             ));

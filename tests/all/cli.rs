@@ -827,6 +827,34 @@ fn count_suggests_estimate_when_out_of_reach() {
     assert!(err.contains("--checkpoint FILE"), "{err}");
 }
 
+#[test]
+fn counts_far_past_the_bound_are_refused_before_they_start() {
+    // 11x11 and 12x12 open once started on a lower bound of minutes and a few GiB and ran until
+    // the bound stopped them; their projected growth is refused in seconds, checkpoint or not
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("run.ckpt");
+    let ckpt = ckpt.to_str().unwrap();
+    for board in ["11x11", "12x12"] {
+        let err = fails_fast(&["count", board, "--checkpoint", ckpt], None, 2, 120);
+        assert!(err.contains("out of reach"), "{err}");
+        assert!(err.contains("projected"), "{err}");
+        assert!(err.contains("what would make it fit"), "{err}");
+        assert!(err.contains("--force"), "{err}");
+        // a count refused before it starts leaves no checkpoint and no saved layer behind
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    // 9x10 closed fits no bound of this machine's kind: the figure it needs is named
+    let err = fails_fast(
+        &["count", "9x10", "--closed", "--max-memory", "4G"],
+        None,
+        2,
+        120,
+    );
+    assert!(err.contains("GiB of tables"), "{err}");
+    assert!(err.contains("4.0 GiB"), "{err}");
+}
+
 /// Runs `knights ARGS` with standard input from the file `stdin` (none: empty), expecting exit
 /// `code` and one line on stderr within `secs` seconds (it is killed past them); returns stderr.
 fn fails_fast(args: &[&str], stdin: Option<&str>, code: i32, secs: u64) -> String {
