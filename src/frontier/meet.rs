@@ -143,6 +143,20 @@ pub(crate) fn reads(w: u32, x: u64, y: u64, per: Option<f64>) -> f64 {
     per * (CROSSING_READS * x as f64 + y as f64)
 }
 
+/// The states of a leaf of the digit tree under the memory bound `bound`, for tables of `entry`
+/// bytes a state: a leaf's walk holds some hundreds of times its states' table at its largest
+/// (see [`LEAF_GROWTH`]), so leaves small enough for that under the bound, and no larger than
+/// [`LEAF_STATES`].
+pub(crate) fn leaf_states(bound: u64, entry: u64) -> u64 {
+    (bound / entry / 1000).clamp(256, LEAF_STATES)
+}
+
+/// The bytes a leaf's walk holds at its largest, for leaves of `leaf` states where the roots
+/// hold `roots` states in all (a small count's nodes are smaller than its leaves).
+pub(crate) fn leaf_bytes(leaf: u64, roots: u64, entry: u64) -> f64 {
+    LEAF_GROWTH * (leaf as f64).min(roots as f64 / 9.0) * entry as f64
+}
+
 /// Whether the right side is the one made true, for merged tables of `left` and `right` states
 /// (see [`TRUE_RIGHT`]).
 pub(crate) fn true_right(left: u64, right: u64) -> bool {
@@ -609,7 +623,7 @@ impl<K: Key> Run<'_, K> {
             .limits
             .tree
             .leaf_states
-            .unwrap_or_else(|| (bound / entry / 1000).clamp(256, LEAF_STATES))
+            .unwrap_or_else(|| leaf_states(bound, entry))
             .max(1);
         Plan {
             cut,
@@ -671,11 +685,13 @@ impl<K: Key> Run<'_, K> {
         };
         // a leaf's walk at its largest: leaves of leaf_states states, or the largest node a
         // small count has
-        let entry = (self.walk.key_bytes() + 8) as f64;
-        let node =
-            (plan.leaf_states as f64).min((roots.left.len() + roots.right.len()) as f64 / 9.0);
-        let bytes =
-            crate::engine::resident_bytes().unwrap_or(0) as f64 + LEAF_GROWTH * node * entry;
+        let entry = self.walk.key_bytes() as u64 + 8;
+        let bytes = crate::engine::resident_bytes().unwrap_or(0) as f64
+            + leaf_bytes(
+                plan.leaf_states,
+                roots.left.len() + roots.right.len(),
+                entry,
+            );
         (reads * rate, (bytes as u64).min(self.limits.max_memory))
     }
 

@@ -188,6 +188,10 @@ pub struct Reach {
 /// The longest frontier count started without a checkpoint (unless `--force`): an hour.
 const UNSAVED_SECONDS: f64 = 3600.0;
 
+/// What the process holds besides its tables: its code, the allocator's first arenas and the
+/// threads' stacks (6 to 9 MiB resident for counts of a few thousand states).
+const BASE_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
+
 /// States the reach probe walks to (about a second).
 const PROBE_STATES: u64 = 2_000_000;
 
@@ -785,9 +789,13 @@ impl<'a, K: Key> Run<'a, K> {
                     (2.0 * l, r)
                 };
                 let reads = meet::reads(w, x as u64, y as u64, None);
+                // the largest forward table, then a leaf's walk at its largest beside it
+                let leaf = self.limits.tree.leaf_states.unwrap_or_else(|| {
+                    meet::leaf_states(self.limits.max_memory, entry as u64)
+                });
                 (
                     states,
-                    states * entry / 0.7,
+                    states * entry / 0.7 + meet::leaf_bytes(leaf, (l + r) as u64, entry as u64),
                     reads * SECONDS_PER_READ / threads,
                 )
             }
@@ -804,7 +812,7 @@ impl<'a, K: Key> Run<'a, K> {
         };
         Reach {
             states,
-            bytes,
+            bytes: bytes + BASE_BYTES,
             seconds,
         }
     }
