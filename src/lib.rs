@@ -91,6 +91,8 @@ pub mod board;
 pub mod cli;
 pub mod construct;
 pub mod count;
+#[cfg(test)]
+mod damage;
 pub mod dfs;
 pub mod engine;
 pub mod error;

@@ -110,7 +110,10 @@ fn kept_beside(checkpoint: &Path) -> Vec<(String, PathBuf)> {
 /// The files of a run with `checkpoint` that are there now: see [`kept_beside`].
 #[must_use]
 pub fn run_files(checkpoint: &Path) -> Vec<PathBuf> {
-    kept_beside(checkpoint).into_iter().map(|(_, p)| p).collect()
+    kept_beside(checkpoint)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// The temporary files beside `checkpoint` (`FILE…tmp.PID.N`, of it or of any file kept beside

@@ -807,71 +807,87 @@ mod tests {
     /// record (cut at every byte, every bit of every byte flipped, a line doubled, two lines
     /// swapped, another run's line appended): the reader never panics, and what it accepts is
     /// the truth: a unit it returns has the count that was written, or the header is refused.
+    /// A log of six pieces and a ledger record as written, a record of another run's ledger,
+    /// the truth and the run, for the damage tests.
+    struct Seeds {
+        files: [Vec<u8>; 2],
+        foreign: Vec<u8>,
+        truth: BTreeMap<usize, BigUint>,
+        id: RunId,
+    }
+
+    fn seeds() -> &'static Seeds {
+        static SEEDS: std::sync::OnceLock<Seeds> = std::sync::OnceLock::new();
+        SEEDS.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let (id, _, _) = run_id("5x5", Shard::ALL);
+            let truth: BTreeMap<usize, BigUint> = (0..6)
+                .map(|u| (u, BigUint::from(1_000_003u64 * (u as u64 + 7))))
+                .collect();
+            let log = dir.path().join("a.ckpt");
+            let (mut c, _) = Checkpoint::open(&log, &id).unwrap();
+            for (u, n) in &truth {
+                c.record(*u, n).unwrap();
+            }
+            c.sync().unwrap();
+            drop(c);
+            let notes = [
+                ("cpu_s", "12.5".to_string()),
+                ("peak_mib", "300".to_string()),
+            ];
+            let ledger = write_ledger(dir.path(), &id, 3, &truth[&3], &notes).unwrap();
+            let (other, _, _) = run_id("5x6", Shard::ALL);
+            let foreign = write_ledger(&dir.path().join("o"), &other, 3, &truth[&3], &[]).unwrap();
+            let foreign = fs::read_to_string(&foreign).unwrap();
+            Seeds {
+                files: [fs::read(&log).unwrap(), fs::read(&ledger).unwrap()],
+                foreign: format!("{}\n", foreign.lines().last().unwrap()).into_bytes(),
+                truth,
+                id,
+            }
+        })
+    }
+
+    /// Reads `bytes` as a log: a refusal, or the run's header and counts that were written.
+    fn read_back(probe: &Path, bytes: &[u8]) {
+        let s = seeds();
+        fs::write(probe, bytes).unwrap();
+        let Ok(l) = read(probe) else { return };
+        assert_eq!(l.id, s.id, "a damaged header was read as the run's");
+        for (u, n) in &l.done {
+            assert_eq!(s.truth.get(u), Some(n), "unit {u} read with a false count");
+        }
+    }
+
+    /// Every damage of one kind a disk or a careless copy can do to a log and to a ledger
+    /// record (cut at every byte, every bit of every byte flipped, a line doubled, two lines
+    /// swapped, another run's line appended): the reader never panics, and what it accepts is
+    /// the truth: a unit it returns has the count that was written, or the header is refused.
     #[test]
     fn no_damage_makes_a_reader_panic_or_lie() {
         let dir = tempfile::tempdir().unwrap();
-        let (id, _, _) = run_id("5x5", Shard::ALL);
-        let truth: BTreeMap<usize, BigUint> = (0..6)
-            .map(|u| (u, BigUint::from(1_000_003u64 * (u as u64 + 7))))
-            .collect();
-        let log = dir.path().join("a.ckpt");
-        let (mut c, _) = Checkpoint::open(&log, &id).unwrap();
-        for (u, n) in &truth {
-            c.record(*u, n).unwrap();
-        }
-        c.sync().unwrap();
-        drop(c);
-        let notes = [
-            ("cpu_s", "12.5".to_string()),
-            ("peak_mib", "300".to_string()),
-        ];
-        let ledger = write_ledger(dir.path(), &id, 3, &truth[&3], &notes).unwrap();
-        let (other, _, _) = run_id("5x6", Shard::ALL);
-        let foreign = write_ledger(&dir.path().join("o"), &other, 3, &truth[&3], &[]).unwrap();
-        let foreign_line = fs::read_to_string(&foreign)
-            .unwrap()
-            .lines()
-            .last()
-            .unwrap()
-            .to_string();
         let probe = dir.path().join("probe.ckpt");
+        let s = seeds();
         let mut tried = 0;
-        for original in [fs::read(&log).unwrap(), fs::read(&ledger).unwrap()] {
-            let text = String::from_utf8(original.clone()).unwrap();
-            let lines: Vec<&str> = text.lines().collect();
-            let mut variants: Vec<Vec<u8>> = Vec::new();
-            for cut in 0..original.len() {
-                variants.push(original[..cut].to_vec());
-            }
-            for at in 0..original.len() {
-                for bit in 0..8 {
-                    let mut v = original.clone();
-                    v[at] ^= 1 << bit;
-                    variants.push(v);
-                }
-            }
-            for i in 0..lines.len() {
-                let mut doubled = lines.clone();
-                doubled.insert(i, lines[i]);
-                variants.push((doubled.join("\n") + "\n").into_bytes());
-                if i + 1 < lines.len() {
-                    let mut swapped = lines.clone();
-                    swapped.swap(i, i + 1);
-                    variants.push((swapped.join("\n") + "\n").into_bytes());
-                }
-            }
-            variants.push(format!("{text}{foreign_line}\n").into_bytes());
-            for v in variants {
-                fs::write(&probe, &v).unwrap();
+        for original in &s.files {
+            for v in crate::damage::single(original, &[&s.foreign]) {
+                read_back(&probe, &v);
                 tried += 1;
-                let Ok(l) = read(&probe) else { continue };
-                assert_eq!(l.id, id, "a damaged header was read as the run's");
-                for (u, n) in &l.done {
-                    assert_eq!(truth.get(u), Some(n), "unit {u} read with a false count");
-                }
             }
         }
         assert!(tried > 5_000, "{tried}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::damage::config())]
+        /// Several damages at once, at random.
+        #[test]
+        fn no_random_damage_makes_a_reader_panic_or_lie(ledger: bool, ops in crate::damage::ops()) {
+            let dir = tempfile::tempdir().unwrap();
+            let s = seeds();
+            let v = crate::damage::apply(&s.files[usize::from(ledger)], &ops, &[&s.foreign]);
+            read_back(&dir.path().join("probe.ckpt"), &v);
+        }
     }
 
     #[test]

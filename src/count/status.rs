@@ -79,7 +79,12 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         None
     };
     let stage_at = |p: PathBuf| -> Result<Option<Stage>, RunError> {
-        Ok(snapshot::read_header(&p)?.map(|header| Stage { path: p, header }))
+        let Some(header) = snapshot::read_header(&p)? else {
+            return Ok(None);
+        };
+        // as a resume reads it: a damaged state is exit 2 here, not hours later
+        snapshot::check_states(&p, &header)?;
+        Ok(Some(Stage { path: p, header }))
     };
     let stage = stage_at(layers)?;
     let split = stage_at(split)?;
@@ -475,6 +480,32 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
         assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
         assert_eq!(utc(1_795_000_000), "2026-11-18 11:06:40 UTC");
+    }
+
+    /// Status reads the saved layers as a resume does (issue 30: it said nothing of a flipped
+    /// byte among the states, which the resume then refused).
+    #[test]
+    fn damaged_saved_states_are_found_by_status() {
+        use crate::frontier::snapshot::{RunName, save};
+        use crate::frontier::table::{Layer, Shape};
+        let dir = tempfile::tempdir().unwrap();
+        let ckpt = dir.path().join("run.ckpt");
+        let layers = beside(&ckpt, ".layers");
+        let mut t = Layer::<u64>::empty(Shape { key: 8, limbs: 1 });
+        for k in 1..100u64 {
+            t.insert(k << 8, &[k]);
+        }
+        let name = RunName {
+            fields: vec![("board", "6x6".to_string())],
+        };
+        save(&layers, &name, "sweep", 9, (9, 36), &[("current", &t)]).unwrap();
+        assert!(status(&ckpt).unwrap().stage.is_some());
+        let mut bytes = std::fs::read(&layers).unwrap();
+        let at = bytes.len() - 20;
+        bytes[at] ^= 4;
+        std::fs::write(&layers, &bytes).unwrap();
+        let e = status(&ckpt).unwrap_err().to_string();
+        assert!(e.contains("checksum"), "{e}");
     }
 
     #[test]

@@ -9,10 +9,12 @@
 //! sum is the piece's count whatever leaf size or memory bound either run had.
 //!
 //! The file holds one piece's leaves: a header naming the run (its fingerprint) and the piece,
-//! then a line `j p count` a leaf, appended and synced as each leaf is joined; the file is made
-//! with a piece's first leaf and removed when the next piece begins. A header of another run or
-//! piece is not trusted, nor a line torn by a crash or naming no node, nor any line after it:
-//! their leaves are counted again.
+//! then a line `j p count crc` a leaf, appended and synced as each leaf is joined; the file is
+//! made with a piece's first leaf and removed when the next piece begins. `crc` is the CRC32
+//! of the line's fields with the run's fingerprint and the piece, so a flipped digit, or a
+//! line of another run or piece, does not check. A header of another run or piece is not
+//! trusted, nor a line torn by a crash, naming no node or failing its check, nor any line
+//! after it: their leaves are counted again.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -26,7 +28,12 @@ use crate::engine::RunError;
 use crate::error::Error;
 
 /// The first word of the file's header.
-const MAGIC: &str = "knights-tree-leaves-1";
+const MAGIC: &str = "knights-tree-leaves-2";
+
+/// The check of leaf `(j, p)` of `count` in piece `piece` of the run with `fingerprint`.
+fn check(fingerprint: u64, piece: u64, j: u32, p: u64, count: &BigUint) -> u32 {
+    crc32fast::hash(format!("{fingerprint:016x} {piece} {j} {p} {count}").as_bytes())
+}
 
 /// The recorded leaves of the piece in progress.
 #[derive(Debug, Default)]
@@ -74,9 +81,11 @@ impl LeafLog {
                 let mut w = line.split(' ');
                 let (j, p): (u32, u64) = (w.next()?.parse().ok()?, w.next()?.parse().ok()?);
                 let count = w.next()?.parse().ok()?;
+                let crc = u32::from_str_radix(w.next()?, 16).ok()?;
                 // a node of a crossing of at most MAX_BOUNDARY squares, `j` digits
                 let node = j <= MAX_BOUNDARY && p < 3u64.pow(j);
-                (node && w.next().is_none()).then_some(((j, p), count))
+                let sound = crc == check(self.fingerprint, piece, j, p, &count);
+                (node && sound && w.next().is_none()).then_some(((j, p), count))
             };
             // a damaged line ends what is trusted
             let Some((key, count)) = leaf(line) else {
@@ -119,7 +128,7 @@ impl LeafLog {
         };
         let mut text = format!("{MAGIC} {:016x} {i}\n", self.fingerprint);
         for ((j, p), count) in &self.done {
-            text.push_str(&format!("{j} {p} {count}\n"));
+            text.push_str(&self.line(i, *j, *p, count));
         }
         crate::store::replace_with(path, |f| f.write_all(text.as_bytes()))?;
         let file = std::fs::OpenOptions::new()
@@ -153,12 +162,19 @@ impl LeafLog {
         if self.file.is_none() {
             return self.rewrite();
         }
+        let line = self.line(self.piece.unwrap_or(0), j as u32, p, count);
         if let (Some(file), Some(path)) = (&mut self.file, &self.path) {
-            file.write_all(format!("{j} {p} {count}\n").as_bytes())
+            file.write_all(line.as_bytes())
                 .and_then(|()| file.sync_data())
                 .map_err(|e| io_error("write", path, &e))?;
         }
         Ok(())
+    }
+
+    /// The file's line of leaf `(j, p)` of `count` in piece `i`.
+    fn line(&self, i: u64, j: u32, p: u64, count: &BigUint) -> String {
+        let crc = check(self.fingerprint, i, j, p, count);
+        format!("{j} {p} {count} {crc:08x}\n")
     }
 
     /// Removes the file: the run's pieces are done.
@@ -193,7 +209,16 @@ mod tests {
 
     #[test]
     fn a_log_keeps_whole_lines_of_its_own_run() {
-        let text = format!("{MAGIC} 00000000000000ab 7\n2 5 100\n3 16 42\n3 17 9");
+        let line = |j: u32, p: u64, c: u32| {
+            let crc = check(0xab, 7, j, p, &BigUint::from(c));
+            format!("{j} {p} {c} {crc:08x}")
+        };
+        let text = format!(
+            "{MAGIC} 00000000000000ab 7\n{}\n{}\n{}",
+            line(2, 5, 100),
+            line(3, 16, 42),
+            line(3, 17, 9)
+        );
         let log = log_of(&text, 0xab);
         assert_eq!(log.piece, Some(7));
         // the torn last line is dropped
@@ -203,10 +228,27 @@ mod tests {
         // another run's file, a damaged header, a damaged line
         assert!(log_of(&text, 0xac).done.is_empty());
         assert!(log_of("knights 1 2\n2 5 1\n", 0xab).piece.is_none());
-        for bad in ["2 x 1", "2 9 1", "99 0 1", "2 5 1 1"] {
-            let damaged = format!("{MAGIC} 00000000000000ab 7\n2 5 100\n{bad}\n3 16 42\n");
+        // a flipped digit in a count: its check fails, so neither it nor the lines after it
+        // are trusted
+        let flipped = line(3, 16, 42).replacen("42", "43", 1);
+        let good = line(2, 5, 100);
+        for bad in [
+            "2 x 1".to_string(),
+            "2 9 1".to_string(),
+            "99 0 1".to_string(),
+            line(2, 5, 1) + " 1",
+            flipped,
+            line(2, 5, 100).replacen("2 5", "2 4", 1),
+        ] {
+            let damaged = format!(
+                "{MAGIC} 00000000000000ab 7\n{good}\n{bad}\n{}\n",
+                line(3, 17, 9)
+            );
             assert_eq!(log_of(&damaged, 0xab).done.len(), 1, "{bad}");
         }
+        // a line of another piece of the same run
+        let other = format!("{MAGIC} 00000000000000ab 8\n{}\n", line(2, 5, 100));
+        assert!(log_of(&other, 0xab).done.is_empty());
     }
 
     #[test]
@@ -249,5 +291,70 @@ mod tests {
         );
         other.clear();
         assert!(!path.exists());
+    }
+
+    /// Leaves `(j, p)` and their counts.
+    type Leaves = BTreeMap<(u32, u64), BigUint>;
+
+    /// A piece's leaves as written: the file, another run's and another piece's, the truth.
+    fn seeds() -> (Vec<u8>, Vec<u8>, Vec<u8>, Leaves) {
+        let mut log = LeafLog {
+            fingerprint: 0x5eed,
+            piece: Some(7),
+            ..LeafLog::default()
+        };
+        let truth: BTreeMap<(u32, u64), BigUint> =
+            [(1, 0), (2, 3), (2, 4), (2, 5), (3, 18), (3, 26)]
+                .into_iter()
+                .zip([9u64, 1_000_003, 0, 77, u64::MAX, 12])
+                .map(|(k, c)| (k, BigUint::from(c)))
+                .collect();
+        let file = |log: &LeafLog, piece: u64| {
+            let mut text = format!("{MAGIC} {:016x} {piece}\n", log.fingerprint);
+            for ((j, p), c) in &truth {
+                text.push_str(&log.line(piece, *j, *p, c));
+            }
+            text.into_bytes()
+        };
+        let ours = file(&log, 7);
+        let other_piece = file(&log, 8);
+        log.fingerprint = 0x5eee;
+        (ours, file(&log, 7), other_piece, truth)
+    }
+
+    fn read_back(bytes: &[u8], truth: &Leaves) {
+        let log = log_of(&String::from_utf8_lossy(bytes), 0x5eed);
+        // a header damaged into another piece's holds none of this piece's leaves (each line's
+        // check names its piece)
+        if log.piece != Some(7) {
+            assert!(log.done.is_empty(), "leaves read under a damaged header");
+        }
+        for (k, c) in &log.done {
+            assert_eq!(truth.get(k), Some(c), "leaf {k:?} read with a false count");
+        }
+    }
+
+    #[test]
+    fn no_single_damage_makes_the_reader_panic_or_lie() {
+        let (ours, run, piece, truth) = seeds();
+        // untouched, every leaf is read
+        assert_eq!(
+            log_of(std::str::from_utf8(&ours).unwrap(), 0x5eed).done,
+            truth
+        );
+        let variants = crate::damage::single(&ours, &[&run, &piece]);
+        assert!(variants.len() > 1_000, "{}", variants.len());
+        for v in variants {
+            read_back(&v, &truth);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::damage::config())]
+        #[test]
+        fn no_random_damage_makes_the_reader_panic_or_lie(ops in crate::damage::ops()) {
+            let (ours, run, piece, truth) = seeds();
+            read_back(&crate::damage::apply(&ours, &ops, &[&run, &piece]), &truth);
+        }
     }
 }

@@ -34,7 +34,7 @@ mod meet;
 pub mod snapshot;
 pub(crate) mod state;
 mod sweep;
-mod table;
+pub(crate) mod table;
 mod tree;
 
 use std::collections::BTreeMap;
@@ -790,9 +790,11 @@ impl<'a, K: Key> Run<'a, K> {
                 };
                 let reads = meet::reads(w, x as u64, y as u64, None);
                 // the largest forward table, then a leaf's walk at its largest beside it
-                let leaf = self.limits.tree.leaf_states.unwrap_or_else(|| {
-                    meet::leaf_states(self.limits.max_memory, entry as u64)
-                });
+                let leaf = self
+                    .limits
+                    .tree
+                    .leaf_states
+                    .unwrap_or_else(|| meet::leaf_states(self.limits.max_memory, entry as u64));
                 (
                     states,
                     states * entry / 0.7 + meet::leaf_bytes(leaf, (l + r) as u64, entry as u64),
@@ -840,7 +842,10 @@ impl<'a, K: Key> Run<'a, K> {
             let fits = if r.seconds > crate::dfs::REACH_SECONDS {
                 "more than 30 days on this machine: many more cores, or `knights estimate` for an estimate of the count in seconds".to_string()
             } else if r.bytes <= machine {
-                format!("--max-memory {} would let it start", human_bytes(r.bytes.ceil() as u64))
+                format!(
+                    "--max-memory {} would let it start",
+                    human_bytes(r.bytes.ceil() as u64)
+                )
             } else {
                 format!(
                     "more memory than this machine has ({}): a machine with more, or `knights estimate`",

@@ -291,6 +291,49 @@ pub fn read_header(path: &Path) -> Result<Option<Header>, CheckpointError> {
     Ok(Some(header))
 }
 
+/// Checks the states of the saved stage at `path` whose header is `header` as a resume reads
+/// them (their checksum, no state with a table's empty mark), without building its tables: for
+/// `knights status`, which says what a resume will do. Reads the whole file (a few seconds a
+/// GB).
+pub fn check_states(path: &Path, header: &Header) -> Result<(), CheckpointError> {
+    let damaged = |why: &str| CheckpointError::Damaged {
+        path: path.into(),
+        why: why.into(),
+    };
+    let io = |source| CheckpointError::Io {
+        action: "read",
+        path: path.into(),
+        source,
+    };
+    let num = |k: &str| header.get(k).and_then(|v| v.parse::<usize>().ok());
+    let (Some(key_bytes), Some(limbs)) = (num("key-bytes"), num("limbs")) else {
+        return Err(damaged("its header has no key-bytes or limbs"));
+    };
+    let entry = key_bytes + 8 * limbs;
+    let mut file = crate::input::open_regular(path).map_err(|e| damaged(&e.to_string()))?;
+    std::io::Read::read_exact(&mut file, &mut vec![0u8; header.len]).map_err(io)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; (CHUNK_BYTES / entry.max(1)).max(1) * entry.max(1)];
+    let states: usize = header.tables().iter().map(|t| t.1).sum();
+    let mut left = states * entry;
+    while left > 0 {
+        let n = left.min(buf.len());
+        std::io::Read::read_exact(&mut reader, &mut buf[..n]).map_err(io)?;
+        crc.update(&buf[..n]);
+        if entry > 0 && buf[..n].chunks_exact(entry).any(|e| e[0] == EMPTY) {
+            return Err(damaged("a state in it cannot be one"));
+        }
+        left -= n;
+    }
+    let mut sum = [0u8; 4];
+    std::io::Read::read_exact(&mut reader, &mut sum).map_err(io)?;
+    if crc.finalize().to_le_bytes() != sum {
+        return Err(damaged("its states' checksum does not match"));
+    }
+    Ok(())
+}
+
 /// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
 /// there is no file. The states are read a chunk at a time, their checksum kept as they come,
 /// and put in their tables by every thread (a saved table of 200 million states is not held
@@ -464,5 +507,97 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// Each table's name and states (key, count words), in key order.
+    type Tables = Vec<(String, Vec<(u64, Vec<u64>)>)>;
+
+    /// What a table holds, in key order.
+    fn entries(t: &Layer<u64>) -> Vec<(u64, Vec<u64>)> {
+        let mut v: Vec<(u64, Vec<u64>)> = t.iter().map(|(k, c)| (k, c.words().collect())).collect();
+        v.sort();
+        v
+    }
+
+    /// A saved stage of two tables (as the split and the layers files are) and a file of
+    /// another run, for the damage tests.
+    fn seed() -> &'static (Vec<u8>, Vec<u8>, Tables) {
+        static SEED: std::sync::OnceLock<(Vec<u8>, Vec<u8>, Tables)> = std::sync::OnceLock::new();
+        SEED.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            made(&dir.path().join("seed"))
+        })
+    }
+
+    fn made(path: &Path) -> (Vec<u8>, Vec<u8>, Tables) {
+        let path = path.to_path_buf();
+        let mut t = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 2 });
+        for k in 0..40u64 {
+            t.insert((k * 7 + 1) << 8, &[k * 1_000_003, k / 3]);
+        }
+        let one = Layer::<u64>::single(3 << 8, 8, 2);
+        save(
+            &path,
+            &name("5x5"),
+            "split",
+            5,
+            (5, 36),
+            &[("left", &one), ("right", &t)],
+        )
+        .unwrap();
+        let truth = vec![
+            ("left".to_string(), entries(&one)),
+            ("right".to_string(), entries(&t)),
+        ];
+        let ours = fs::read(&path).unwrap();
+        save(&path, &name("5x6"), "split", 5, (5, 36), &[("left", &one)]).unwrap();
+        (ours, fs::read(&path).unwrap(), truth)
+    }
+
+    /// Reads `bytes` as the saved stage: a refusal, or the tables that were written.
+    fn read_back(path: &Path, bytes: &[u8], truth: &Tables) {
+        fs::write(path, bytes).unwrap();
+        let loaded = load::<u64>(path, &name("5x5"), 8);
+        // status says what a resume will do: where the header is read, the states check as
+        // they load (a table holding a state twice is found by the load alone)
+        if let Ok(Some(h)) = read_header(path) {
+            if check_states(path, &h).is_err() {
+                assert!(
+                    !matches!(loaded, Ok(Some(_))),
+                    "status refuses what a resume reads"
+                );
+            }
+        }
+        let Ok(Some(mut s)) = loaded else {
+            return;
+        };
+        assert_eq!((s.phase.as_str(), s.done), ("split", 5));
+        for (n, want) in truth {
+            let t = s.take(n).expect("a table read back");
+            assert_eq!(&entries(&t), want, "table {n} read back with other states");
+        }
+    }
+
+    #[test]
+    fn no_single_damage_makes_the_reader_panic_or_lie() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ours, theirs, truth) = seed();
+        let probe = dir.path().join("probe");
+        let variants = crate::damage::single(ours, &[theirs]);
+        assert!(variants.len() > 10_000, "{}", variants.len());
+        for v in variants {
+            read_back(&probe, &v, truth);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::damage::config())]
+        #[test]
+        fn no_random_damage_makes_the_reader_panic_or_lie(ops in crate::damage::ops()) {
+            let dir = tempfile::tempdir().unwrap();
+            let (ours, theirs, truth) = seed();
+            let v = crate::damage::apply(ours, &ops, &[theirs]);
+            read_back(&dir.path().join("probe"), &v, truth);
+        }
     }
 }

@@ -474,4 +474,73 @@ mod tests {
         let note = with("found on Tuesday").unwrap();
         assert_eq!((note.piece, note.closed_claim), (None, None));
     }
+
+    /// A 5x5 tour of the knight in each form `verify` reads, and another board's tour.
+    fn seeds() -> (Vec<Vec<u8>>, Vec<u8>) {
+        let grid =
+            " 1 14  9 20  3\n24 19  2 15 10\n13  8 25  4 21\n18 23  6 11 16\n 7 12 17 22  5\n";
+        let knight = Piece::knight();
+        let tour = parse_tour(grid, None)
+            .unwrap()
+            .verify(&knight, false)
+            .unwrap();
+        let forms = [
+            super::super::Format::Grid,
+            super::super::Format::Moves,
+            super::super::Format::Json,
+        ]
+        .into_iter()
+        .map(|f| super::super::render(&tour, &knight, f).into_bytes())
+        .collect();
+        (forms, b"a1 c2 a3 b1 c3 a2 c1 b3\n".to_vec())
+    }
+
+    /// Reads `bytes` as `verify` does: a refusal, or a tour that is one (checked here square by
+    /// square, apart from the reader and `Tour`'s own check).
+    fn read_back(bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let Ok(parsed) = parse_tour(&text, None) else {
+            return;
+        };
+        let Ok(tour) = parsed.verify(&Piece::knight(), false) else {
+            return;
+        };
+        let b = tour.board;
+        let mut seen = vec![false; (b.rows * b.cols) as usize];
+        for sq in &tour.path {
+            assert!(sq.row < b.rows && sq.col < b.cols, "{text}");
+            let i = (sq.row * b.cols + sq.col) as usize;
+            assert!(!seen[i], "a square twice: {text}");
+            seen[i] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "a square missed: {text}");
+        for w in tour.path.windows(2) {
+            let (dr, dc) = (w[0].row.abs_diff(w[1].row), w[0].col.abs_diff(w[1].col));
+            assert!(
+                matches!((dr, dc), (1, 2) | (2, 1)),
+                "not a knight's move: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_single_damage_makes_the_reader_panic_or_lie() {
+        let (forms, other) = seeds();
+        for form in &forms {
+            let variants = crate::damage::single(form, &[&other]);
+            assert!(variants.len() > 500, "{}", variants.len());
+            for v in variants {
+                read_back(&v);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::damage::config())]
+        #[test]
+        fn no_random_damage_makes_the_reader_panic_or_lie(form in 0usize..3, ops in crate::damage::ops()) {
+            let (forms, other) = seeds();
+            read_back(&crate::damage::apply(&forms[form], &ops, &[&other]));
+        }
+    }
 }
