@@ -34,6 +34,10 @@ pub enum Error {
     },
     #[error("{0}")]
     Invalid(String),
+    /// A count refused before it starts: projected past the memory bound or 30 days, or past
+    /// an hour with nothing kept. It has done no work worth keeping, so it leaves no file.
+    #[error("{0}")]
+    Refused(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -439,7 +439,7 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
     }) {
         Ok(Ok(ran)) => ran,
         Ok(Err(e)) => {
-            if let (RunError::Input(Error::Invalid(_)), Some(path)) = (&e, &job.checkpoint) {
+            if let (RunError::Input(Error::Refused(_)), Some(path)) = (&e, &job.checkpoint) {
                 drop(runner);
                 for f in crate::store::run_files(path) {
                     if !before.contains(&f) && !f.to_string_lossy().ends_with(".lock") {

@@ -852,7 +852,7 @@ impl<'a, K: Key> Run<'a, K> {
                     human_bytes(machine as u64)
                 )
             };
-            return Err(Error::Invalid(format!(
+            return Err(Error::Refused(format!(
                 "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables and {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way; the memory bound is {}, set with --max-memory); what would make it fit: {}; --force starts it anyway (it stops before the process passes the bound)",
                 self.req.board,
                 r.states,
@@ -866,7 +866,7 @@ impl<'a, K: Key> Run<'a, K> {
             .into());
         }
         if r.seconds > UNSAVED_SECONDS && self.saver.path.is_none() {
-            return Err(Error::Invalid(format!(
+            return Err(Error::Refused(format!(
                 "counting these tours on {} would take about {} on {} thread{} and {} of memory (projected from the columns walked so far), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one); `knights estimate` gives an estimate of the count in seconds",
                 self.req.board,
                 human_duration(r.seconds),
