@@ -325,8 +325,9 @@ mod tests {
     fn read_back(bytes: &[u8], truth: &Leaves) {
         let log = log_of(&String::from_utf8_lossy(bytes), 0x5eed);
         // a header damaged into another piece's holds none of this piece's leaves (each line's
-        // check names its piece)
-        if log.piece != Some(7) {
+        // check names its piece); piece 8's file, whose lines damage may bring in, holds the
+        // same leaves, so its header with its own lines is a true log of piece 8
+        if !matches!(log.piece, Some(7 | 8)) {
             assert!(log.done.is_empty(), "leaves read under a damaged header");
         }
         for (k, c) in &log.done {
