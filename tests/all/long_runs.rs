@@ -1235,9 +1235,11 @@ fn a_piece_goes_on_from_its_finished_leaves() {
             .and_then(|l| l.split(' ').next())
             .unwrap();
         std::fs::write(&ck, kept.join("\n") + "\n").unwrap();
+        // each leaf line checks with its run and piece (`j p count crc`)
+        let crc = crc32fast::hash(format!("{fp} 5 2 5 {count}").as_bytes());
         std::fs::write(
             &leaves,
-            format!("knights-tree-leaves-1 {fp} 5\n2 5 {count}\n"),
+            format!("knights-tree-leaves-2 {fp} 5\n2 5 {count} {crc:08x}\n"),
         )
         .unwrap();
         let status = knights().arg("status").arg(&ck).output().unwrap();
