@@ -1297,6 +1297,74 @@ fn tiny_bounds_count_or_stop_naming_the_layer() {
     assert!(stops > 0, "no bound was too small");
 }
 
+/// The bytes of a size as messages write it ("13.2 MiB").
+fn size_in(text: &str) -> Option<u64> {
+    let (n, unit) = text.split_once(' ')?;
+    let n: f64 = n.parse().ok()?;
+    let scale = match unit.trim_end_matches([';', ',', ')']) {
+        "KiB" => 1u64 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "bytes" => 1,
+        _ => return None,
+    };
+    Some((n * scale as f64) as u64)
+}
+
+/// A memory stop's advice helps (issue 30: advice that could not help was given): following it,
+/// a bound raised past the figure the stop names (as often as it takes), or the DFS engine it
+/// suggests under the same bound, counts the right total, from three stops.
+#[test]
+fn following_a_memory_stops_advice_counts() {
+    let mut followed = 0;
+    for start in ["6M", "12M", "20M"] {
+        let mut bound = start.to_string();
+        let mut tries = 0;
+        let total = loop {
+            let out = knights()
+                .args(["count", "5x8", "--json", "--max-memory", &bound])
+                .output()
+                .unwrap();
+            if out.status.success() {
+                break json_of(&out)["directed"].clone();
+            }
+            let err = String::from_utf8_lossy(&out.stderr).to_string();
+            assert_eq!(out.status.code(), Some(2), "{bound}: {err}");
+            assert!(err.contains("raise it with --max-memory SIZE"), "{err}");
+            // the figure it needs: "needs more than 13.2 MiB of memory"
+            let need = err
+                .split("needs more than ")
+                .nth(1)
+                .and_then(|rest| rest.split(" of memory").next())
+                .and_then(size_in)
+                .unwrap_or_else(|| panic!("no figure: {err}"));
+            // the DFS engine it names counts under the same bound
+            if err.contains("--engine dfs") {
+                let dfs = knights()
+                    .args([
+                        "count",
+                        "5x8",
+                        "--json",
+                        "--engine",
+                        "dfs",
+                        "--max-memory",
+                        &bound,
+                    ])
+                    .output()
+                    .unwrap();
+                assert_succeeded(&dfs);
+                assert_eq!(json_of(&dfs)["directed"], OPEN_5X8, "{bound}");
+            }
+            tries += 1;
+            followed += 1;
+            assert!(tries < 8, "still stopped after {tries} raises: {err}");
+            bound = format!("{}K", need * 2 / 1024 + 1);
+        };
+        assert_eq!(total, OPEN_5X8, "from {start}");
+    }
+    assert!(followed >= 3, "{followed} stops followed");
+}
+
 #[test]
 fn a_tree_count_killed_mid_way_resumes_to_the_exact_count() {
     let dir = tempfile::tempdir().unwrap();
