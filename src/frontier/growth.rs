@@ -28,12 +28,13 @@ pub(super) fn project_columns(w: usize, len: usize, sizes: &[(usize, u64)]) -> V
             None if last > (c - 1) * w && last < c * w => {
                 // the column cut short
                 let walked = last - (c - 1) * w;
+                // the column's own growth a square so far
+                let own = (states as f64 / col[c - 1].max(1.0)).powf(1.0 / walked as f64);
                 let mut x = states as f64;
                 for j in walked + 1..=w {
                     let before = (c >= 2)
                         .then(|| Some(at((c - 2) * w + j)? / at((c - 2) * w + j - 1)?.max(1.0)))
                         .flatten();
-                    let own = (states as f64 / col[c - 1].max(1.0)).powf(1.0 / walked as f64);
                     let r = before.unwrap_or(own);
                     x *= if r > 1.0 { r.sqrt() } else { r };
                 }

@@ -143,12 +143,16 @@ pub(crate) fn reads(w: u32, x: u64, y: u64, per: Option<f64>) -> f64 {
     per * (CROSSING_READS * x as f64 + y as f64)
 }
 
-/// The states of a leaf of the digit tree under the memory bound `bound`, for tables of `entry`
-/// bytes a state: a leaf's walk holds some hundreds of times its states' table at its largest
-/// (see [`LEAF_GROWTH`]), so leaves small enough for that under the bound, and no larger than
-/// [`LEAF_STATES`].
-pub(crate) fn leaf_states(bound: u64, entry: u64) -> u64 {
-    (bound / entry / 1000).clamp(256, LEAF_STATES)
+/// The states of a leaf of the digit tree under `limits`, for tables of `entry` bytes a state:
+/// the size the limits set (`TreeSize`), else, since a leaf's walk holds some hundreds of times
+/// its states' table at its largest (see [`LEAF_GROWTH`]), leaves small enough for that under
+/// the memory bound, and no larger than [`LEAF_STATES`].
+pub(crate) fn leaf_states(limits: &crate::engine::Limits, entry: u64) -> u64 {
+    limits
+        .tree
+        .leaf_states
+        .unwrap_or_else(|| (limits.max_memory / entry / 1000).clamp(256, LEAF_STATES))
+        .max(1)
 }
 
 /// The bytes a leaf's walk holds at its largest, for leaves of `leaf` states where the roots
@@ -614,17 +618,7 @@ impl<K: Key> Run<'_, K> {
         xrules.cut = Some(lsq);
         let mut yrules = self.rules.clone();
         yrules.mirror = false;
-        let bound = self.limits.max_memory;
-        // a leaf's walk holds some hundreds of times its states' table at its largest (see
-        // LEAF_GROWTH): leaves small enough for that under the bound, and no larger than
-        // LEAF_STATES
-        let entry = (self.walk.key_bytes() + 8) as u64;
-        let leaf_states = self
-            .limits
-            .tree
-            .leaf_states
-            .unwrap_or_else(|| leaf_states(bound, entry))
-            .max(1);
+        let leaf_states = leaf_states(self.limits, (self.walk.key_bytes() + 8) as u64);
         Plan {
             cut,
             xsteps: layout::steps(&self.walk, &xrules, lsq, lsq + m as u32),
@@ -636,7 +630,7 @@ impl<K: Key> Run<'_, K> {
             w,
             depth,
             leaf_states,
-            spill_bytes: (bound / 16).max(1 << 20),
+            spill_bytes: (self.limits.max_memory / 16).max(1 << 20),
         }
     }
 

@@ -680,7 +680,7 @@ impl<'a, K: Key> Run<'a, K> {
             },
             settled,
             probe: false,
-            sizes: Vec::new(),
+            sizes: vec![(0, 1)],
             column_reads: 0.0,
             column_start: 0,
             leaves: leaves::LeafLog::default(),
@@ -790,11 +790,7 @@ impl<'a, K: Key> Run<'a, K> {
                 };
                 let reads = meet::reads(w, x as u64, y as u64, None);
                 // the largest forward table, then a leaf's walk at its largest beside it
-                let leaf = self
-                    .limits
-                    .tree
-                    .leaf_states
-                    .unwrap_or_else(|| meet::leaf_states(self.limits.max_memory, entry as u64));
+                let leaf = meet::leaf_states(self.limits, entry as u64);
                 (
                     states,
                     states * entry / 0.7 + meet::leaf_bytes(leaf, (l + r) as u64, entry as u64),
@@ -826,9 +822,6 @@ impl<'a, K: Key> Run<'a, K> {
     fn check_reach(&mut self, square: usize, layer: &Layer<K>, end: bool) -> Result<(), RunError> {
         if !self.probe {
             return Ok(());
-        }
-        if self.sizes.is_empty() {
-            self.sizes.push((0, 1));
         }
         self.sizes.push((square + 1, layer.len()));
         if !(end || layer.len() > PROBE_STATES) {
