@@ -5,7 +5,8 @@
 #
 #   scripts/campaign.sh [--hours H] [--board "8x8"] [--ledger DIR] [--work DIR]
 #                       [--max-memory SIZE] [--threads N] [--no-commit]
-#   scripts/campaign.sh --verify N [--board ...] [--ledger DIR] [--max-memory SIZE] [--record FILE]
+#   scripts/campaign.sh --verify N [--quarters] [--board ...] [--ledger DIR] [--max-memory SIZE]
+#                       [--record FILE]
 #
 # The count skips every piece the ledger holds (`knights count --ledger DIR`), writes each piece
 # it finishes there at once (one small file a piece: its count, the cut's fingerprint, the
@@ -16,11 +17,12 @@
 # in progress; a kill -9 loses at most the part since its last save. Unless --no-commit, the
 # ledger is committed to git every 10 minutes and at the end.
 #
-# --verify N counts N pieces drawn at random from the ledger again, on their own (`--only K`,
-# with a fresh checkpoint, reading the campaign's shared split where the work folder has it,
-# under --max-memory if given), compares each with its record and
-# appends the result to results/eight.md (or --record FILE) as a table row (exit 1 on a
-# difference).
+# --verify N counts N pieces drawn at random from the ledger again, together in one run of their
+# own (`--only K,...`, with a fresh checkpoint, reading the campaign's shared split where the
+# work folder has it, under --max-memory if given), compares each with its record and appends
+# the result to results/eight.md (or --record FILE) as a table row (exit 1 on a difference).
+# With --quarters it draws N from each quarter of the cut's pieces (numbered 0 to UNITS-1) that
+# the ledger holds pieces of, so one run checks the whole ledger, early pieces and late.
 #
 # KNIGHTS names the binary (default: target/release/knights, built when missing).
 set -euo pipefail
@@ -34,6 +36,7 @@ mem=()
 threads=()
 commit=1
 verify=0
+quarters=0
 record=results/eight.md
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
         --no-commit) commit=0; shift ;;
         --verify) verify="$2"; shift 2 ;;
         --record) record="$2"; shift 2 ;;
+        --quarters) quarters=1; shift ;;
         -h|--help) sed -n '2,/^set -/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "campaign.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -80,29 +84,43 @@ commit_ledger() {
 }
 
 if [ "$verify" -gt 0 ]; then
-    mapfile -t picks < <(find "$ledger" -name 'piece-*.log' | shuf -n "$verify")
-    [ "${#picks[@]}" -gt 0 ] || { echo "campaign.sh: the ledger '$ledger' holds no pieces" >&2; exit 2; }
+    # every record: "piece COUNT" (the first line after each file's header's crc line)
+    mapfile -t records < <(for f in "$ledger"/piece-*.log; do
+        [ -f "$f" ] && sed -n '/^crc /,$p' "$f" | sed -n 2p | awk '{print $1, $2}'
+    done)
+    [ "${#records[@]}" -gt 0 ] || { echo "campaign.sh: the ledger '$ledger' holds no pieces" >&2; exit 2; }
+    if [ "$quarters" = 1 ]; then
+        units=$(find "$ledger" -name 'piece-*.log' | head -1 | xargs sed -n 's/^units //p')
+        picks=()
+        for q in 0 1 2 3; do
+            mapfile -t -O "${#picks[@]}" picks < <(printf '%s\n' "${records[@]}" |
+                awk -v q="$q" -v u="$units" '$1 * 4 >= q * u && $1 * 4 < (q + 1) * u' | shuf -n "$verify")
+        done
+    else
+        mapfile -t picks < <(printf '%s\n' "${records[@]}" | shuf -n "$verify")
+    fi
+    only=$(printf '%s\n' "${picks[@]}" | awk '{print $1}' | sort -n | paste -sd, -)
+    v=$(mktemp -d "$work/verify.XXXXXX")
+    start=$(date +%s)
+    # the campaign's shared part where it is there (8x8 open: 15 minutes to make again)
+    split=()
+    if [ -f "$work/run.ckpt.split" ]; then split=(--split "$work/run.ckpt.split"); fi
+    nice -n 19 "$K" count "${count_args[@]}" --only "$only" --checkpoint "$v/v.ckpt" \
+        --force --quiet "${split[@]}" "${mem[@]}" "${threads[@]}" > /dev/null
+    secs=$(( $(date +%s) - start ))
     bad=0
-    for f in "${picks[@]}"; do
-        # the record: the first line after the header's crc line, "INDEX COUNT TIME notes CRC"
-        read -r piece recorded _ < <(sed -n '/^crc /,$p' "$f" | sed -n 2p)
-        v=$(mktemp -d "$work/verify.XXXXXX")
-        start=$(date +%s)
-        # the campaign's shared part where it is there (8x8 open: 15 minutes to make again)
-        split=()
-        if [ -f "$work/run.ckpt.split" ]; then split=(--split "$work/run.ckpt.split"); fi
-        nice -n 19 "$K" count "${count_args[@]}" --only "$piece" --checkpoint "$v/v.ckpt" \
-            --force --quiet "${split[@]}" "${mem[@]}" "${threads[@]}" > /dev/null
+    bound=${mem[1]:-default}
+    machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+    for r in "${picks[@]}"; do
+        read -r piece recorded <<< "$r"
         again=$(awk -v k="$piece" '$1 == k && NF >= 3 {print $2}' "$v/v.ckpt" | head -1)
-        secs=$(( $(date +%s) - start ))
-        rm -rf "$v"
         ok="✓ same"
         if [ "$again" != "$recorded" ]; then ok="✗ DIFFERENT"; bad=1; fi
-        bound=${mem[1]:-default}
-        line="| $(date -u +%F) | $piece | $recorded | $again | $bound | $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) | ${secs} s | $ok |"
+        line="| $(date -u +%F) | $piece | $recorded | $again | $bound | $machine | ${secs} s (${#picks[@]} in one run) | $ok |"
         echo "$line"
         echo "$line" >> "$record"
     done
+    rm -rf "$v"
     exit "$bad"
 fi
 

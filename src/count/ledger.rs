@@ -190,8 +190,14 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         .into());
     }
     let merged = super::driver::merge(&paths, &super::driver::Quiet)?;
+    // the figures of the records merge took (a file of another run left in the folder is not
+    // this count's work); the records are small, so reading them again costs nothing to speak of
+    let foreign: Vec<&PathBuf> = match &merged {
+        super::driver::Merged::Partial { foreign, .. } => foreign.iter().map(|f| &f.0).collect(),
+        super::driver::Merged::Total { .. } => Vec::new(),
+    };
     let (mut timed, mut cpu_seconds, mut cpu_max, mut peak_mib) = (0, 0.0f64, 0.0f64, 0u64);
-    for p in &paths {
+    for p in paths.iter().filter(|p| !foreign.contains(p)) {
         let Ok(l) = checkpoint::read(p) else { continue };
         for notes in l.notes.values() {
             for (k, v) in notes {

@@ -38,8 +38,6 @@
 use std::io::Write;
 use std::path::Path;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rayon::prelude::*;
 
 use super::state::Key;
@@ -291,53 +289,101 @@ pub fn read_header(path: &Path) -> Result<Option<Header>, CheckpointError> {
     Ok(Some(header))
 }
 
-/// Checks the states of the saved stage at `path` whose header is `header` as a resume reads
-/// them (their checksum, no state with a table's empty mark), without building its tables: for
-/// `knights status`, which says what a resume will do. Reads the whole file (a few seconds a
-/// GB).
-pub fn check_states(path: &Path, header: &Header) -> Result<(), CheckpointError> {
-    let damaged = |why: &str| CheckpointError::Damaged {
+/// The states of a saved stage, read after its header a chunk at a time as a resume reads them:
+/// their checksum kept as they come, every state checked for a table's empty mark (which no
+/// state's first byte is, and a damaged file's may be), the checksum compared at the end. One
+/// reader for [`load`] and [`check_states`], so that `status` finds what a resume would.
+struct States<'a> {
+    path: &'a Path,
+    reader: std::io::BufReader<std::fs::File>,
+    crc: crc32fast::Hasher,
+    buf: Vec<u8>,
+    entry: usize,
+}
+
+impl<'a> States<'a> {
+    fn open(path: &'a Path, header: &Header, entry: usize) -> Result<Self, CheckpointError> {
+        let entry = entry.max(1);
+        let mut file =
+            crate::input::open_regular(path).map_err(|e| damaged(path, &e.to_string()))?;
+        std::io::Read::read_exact(&mut file, &mut vec![0u8; header.len])
+            .map_err(|e| read_error(path, e))?;
+        Ok(States {
+            path,
+            reader: std::io::BufReader::with_capacity(1 << 20, file),
+            crc: crc32fast::Hasher::new(),
+            buf: vec![0u8; (CHUNK_BYTES / entry).max(1) * entry],
+            entry,
+        })
+    }
+
+    /// Reads the next `states` states (one table's), giving each chunk of whole states to `each`.
+    fn table(&mut self, states: usize, mut each: impl FnMut(&[u8])) -> Result<(), CheckpointError> {
+        let (entry, path) = (self.entry, self.path);
+        let mut left = states * entry;
+        while left > 0 {
+            let n = left.min(self.buf.len());
+            let chunk = &mut self.buf[..n];
+            std::io::Read::read_exact(&mut self.reader, chunk).map_err(|e| read_error(path, e))?;
+            self.crc.update(chunk);
+            let per = (n / entry / (rayon::current_num_threads() * 4)).max(1) * entry;
+            if chunk
+                .par_chunks(per)
+                .any(|part| part.chunks_exact(entry).any(|e| e[0] == EMPTY))
+            {
+                return Err(damaged(path, "a state in it cannot be one"));
+            }
+            each(chunk);
+            left -= n;
+        }
+        Ok(())
+    }
+
+    /// Compares the checksum at the end with the states read.
+    fn finish(mut self) -> Result<(), CheckpointError> {
+        let mut sum = [0u8; 4];
+        std::io::Read::read_exact(&mut self.reader, &mut sum)
+            .map_err(|e| read_error(self.path, e))?;
+        if self.crc.finalize().to_le_bytes() != sum {
+            return Err(damaged(self.path, "its states' checksum does not match"));
+        }
+        Ok(())
+    }
+}
+
+fn damaged(path: &Path, why: &str) -> CheckpointError {
+    CheckpointError::Damaged {
         path: path.into(),
         why: why.into(),
-    };
-    let io = |source| CheckpointError::Io {
+    }
+}
+
+fn read_error(path: &Path, source: std::io::Error) -> CheckpointError {
+    CheckpointError::Io {
         action: "read",
         path: path.into(),
         source,
-    };
+    }
+}
+
+/// Checks the states of the saved stage at `path` whose header is `header` as a resume reads
+/// them (see [`States`]), without building its tables: for `knights status`, which says what a
+/// resume will do. Reads the whole file (a few seconds a GB).
+pub fn check_states(path: &Path, header: &Header) -> Result<(), CheckpointError> {
     let num = |k: &str| header.get(k).and_then(|v| v.parse::<usize>().ok());
     let (Some(key_bytes), Some(limbs)) = (num("key-bytes"), num("limbs")) else {
-        return Err(damaged("its header has no key-bytes or limbs"));
+        return Err(damaged(path, "its header has no key-bytes or limbs"));
     };
-    let entry = key_bytes + 8 * limbs;
-    let mut file = crate::input::open_regular(path).map_err(|e| damaged(&e.to_string()))?;
-    std::io::Read::read_exact(&mut file, &mut vec![0u8; header.len]).map_err(io)?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut crc = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; (CHUNK_BYTES / entry.max(1)).max(1) * entry.max(1)];
-    let states: usize = header.tables().iter().map(|t| t.1).sum();
-    let mut left = states * entry;
-    while left > 0 {
-        let n = left.min(buf.len());
-        std::io::Read::read_exact(&mut reader, &mut buf[..n]).map_err(io)?;
-        crc.update(&buf[..n]);
-        if entry > 0 && buf[..n].chunks_exact(entry).any(|e| e[0] == EMPTY) {
-            return Err(damaged("a state in it cannot be one"));
-        }
-        left -= n;
+    let mut states = States::open(path, header, key_bytes + 8 * limbs)?;
+    for (_, count) in header.tables() {
+        states.table(count, |_| {})?;
     }
-    let mut sum = [0u8; 4];
-    std::io::Read::read_exact(&mut reader, &mut sum).map_err(io)?;
-    if crc.finalize().to_le_bytes() != sum {
-        return Err(damaged("its states' checksum does not match"));
-    }
-    Ok(())
+    states.finish()
 }
 
 /// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
-/// there is no file. The states are read a chunk at a time, their checksum kept as they come,
-/// and put in their tables by every thread (a saved table of 200 million states is not held
-/// twice).
+/// there is no file. The states are read a chunk at a time (see [`States`]) and put in their
+/// tables by every thread (a saved table of 200 million states is not held twice).
 pub(crate) fn load<K: Key>(
     path: &Path,
     name: &RunName,
@@ -346,14 +392,10 @@ pub(crate) fn load<K: Key>(
     let Some(header) = read_header(path)? else {
         return Ok(None);
     };
-    let damaged = |why: &str| CheckpointError::Damaged {
-        path: path.into(),
-        why: why.into(),
-    };
     let get = |k: &str| {
         header
             .get(k)
-            .ok_or_else(|| damaged(&format!("the header has no '{k}'")))
+            .ok_or_else(|| damaged(path, &format!("the header has no '{k}'")))
     };
     for (k, v) in &name.fields {
         let theirs = get(k)?;
@@ -369,69 +411,41 @@ pub(crate) fn load<K: Key>(
     let num = |k: &str| -> Result<usize, CheckpointError> {
         get(k)?
             .parse()
-            .map_err(|_| damaged(&format!("the header's {k} cannot be read")))
+            .map_err(|_| damaged(path, &format!("the header's {k} cannot be read")))
     };
     let limbs = num("limbs")?;
     let key_bytes = num("key-bytes")?;
     if key_bytes != shape_key || limbs == 0 {
-        return Err(damaged("its state size is not this run's"));
+        return Err(damaged(path, "its state size is not this run's"));
     }
     let shape = Shape {
         key: key_bytes,
         limbs,
     };
     let entry = shape.stride();
-    let io = |source| CheckpointError::Io {
-        action: "read",
-        path: path.into(),
-        source,
-    };
-    let mut file = crate::input::open_regular(path).map_err(|e| damaged(&e.to_string()))?;
-    std::io::Read::read_exact(&mut file, &mut vec![0u8; header.len]).map_err(io)?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut crc = crc32fast::Hasher::new();
-    let mut tables = Vec::new();
     // (read_header checked that the file holds exactly the states its header names)
-    let mut buf = vec![0u8; (CHUNK_BYTES / entry).max(1) * entry];
-    let bad = AtomicBool::new(false);
+    let mut states = States::open(path, &header, entry)?;
+    let mut tables = Vec::new();
     for (tname, count) in header.tables() {
         let builder = Builder::new(count as u64, shape, 0, Bound::new(u64::MAX), None);
-        let mut left = count * entry;
-        while left > 0 {
-            let n = left.min(buf.len());
-            std::io::Read::read_exact(&mut reader, &mut buf[..n]).map_err(io)?;
-            crc.update(&buf[..n]);
-            let per = (n / entry / (rayon::current_num_threads() * 4)).max(1) * entry;
-            buf[..n].par_chunks(per).for_each(|part| {
+        states.table(count, |chunk| {
+            let per = (chunk.len() / entry / (rayon::current_num_threads() * 4)).max(1) * entry;
+            chunk.par_chunks(per).for_each(|part| {
                 let mut batch = Batch::new(&builder);
                 for e in part.chunks_exact(entry) {
-                    // no state's first byte is a table's empty mark: a damaged file's may be
-                    if e[0] == EMPTY {
-                        // Relaxed: read once the workers are done
-                        bad.store(true, Ordering::Relaxed);
-                        continue;
-                    }
                     batch.push(K::read(e, key_bytes), Limbs::of(&e[key_bytes..]));
                 }
             });
-            left -= n;
-        }
-        if bad.load(Ordering::Relaxed) {
-            return Err(damaged("a state in it cannot be one"));
-        }
+        })?;
         let layer = builder
             .finish()
-            .map_err(|_| damaged("its counts do not fit their words"))?;
+            .map_err(|_| damaged(path, "its counts do not fit their words"))?;
         if layer.len() != count as u64 {
-            return Err(damaged("a table holds a state twice"));
+            return Err(damaged(path, "a table holds a state twice"));
         }
         tables.push((tname, layer));
     }
-    let mut sum = [0u8; 4];
-    std::io::Read::read_exact(&mut reader, &mut sum).map_err(io)?;
-    if crc.finalize().to_le_bytes() != sum {
-        return Err(damaged("its states' checksum does not match"));
-    }
+    states.finish()?;
     Ok(Some(Snapshot {
         phase: get("phase")?.to_string(),
         done: num("done")?,

@@ -1552,6 +1552,15 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     assert_eq!(out.status.code(), Some(1));
     let p = json_of(&out);
     assert_eq!(p["foreign_files"].as_array().map(Vec::len), Some(1), "{p}");
+    // and its figures are not this count's: status sums the ledger's own records only
+    let stray = &ledger_files(&other)[0];
+    fs::copy(stray, led.join("stray.log")).unwrap();
+    let out = knights()
+        .args(["status", path_str(&led), "--json"])
+        .output()
+        .unwrap();
+    let s = json_of(&out);
+    assert_eq!(s["ledger"]["records_with_figures"], 9, "{s}");
 }
 
 /// The campaign runner counts a board into a ledger (no git commit asked) and verifies two of
@@ -1583,6 +1592,21 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
     assert!(!files.is_empty());
     let m = merge_json(&files);
     assert_eq!(m["directed"], finish(&["count", "5x6"])["directed"]);
+    // the ledger as a table: the distribution of the figures, then one row a piece
+    let out = Command::new("bash")
+        .arg(root.join("scripts/ledger-table.sh"))
+        .arg(&led)
+        .output()
+        .unwrap();
+    assert_succeeded(&out);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let units = m["units"].as_u64().unwrap() as usize;
+    let pieces: Vec<u64> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| ")?.split(" | ").next()?.parse().ok())
+        .collect();
+    assert_eq!(pieces, (0..units as u64).collect::<Vec<_>>(), "{table}");
+    assert!(table.contains("| CPU (s) | "), "{table}");
     let record = dir.path().join("verify.md");
     let out = run(&["--verify", "2", "--record", path_str(&record)]);
     assert_succeeded(&out);
@@ -1590,6 +1614,61 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
     assert_eq!(
         rows.lines().filter(|l| l.ends_with("✓ same |")).count(),
         2,
+        "{rows}"
+    );
+    // one piece from each quarter of the cut's pieces, in one run
+    let quarters = dir.path().join("quarters.md");
+    let out = run(&[
+        "--verify",
+        "1",
+        "--quarters",
+        "--record",
+        path_str(&quarters),
+    ]);
+    assert_succeeded(&out);
+    let rows = fs::read_to_string(&quarters).unwrap();
+    let mut seen: Vec<usize> = rows
+        .lines()
+        .map(|l| l.split('|').nth(2).unwrap().trim().parse().unwrap())
+        .collect();
+    seen.sort_unstable();
+    let quarter_of = |k: usize| k * 4 / units;
+    assert_eq!(
+        seen.iter().map(|&k| quarter_of(k)).collect::<Vec<_>>(),
+        [0, 1, 2, 3],
+        "{rows}"
+    );
+    // a record whose count was changed by hand is found out (exit 1), whatever its checksum says
+    let changed = files
+        .iter()
+        .find(|f| {
+            fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .any(|l| l.starts_with("0 "))
+        })
+        .unwrap();
+    let text = fs::read_to_string(changed).unwrap();
+    let text: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("0 ") {
+            Some(rest) => {
+                let (count, tail) = rest.split_once(' ').unwrap();
+                format!("0 {}1 {tail}\n", count)
+            }
+            None => format!("{l}\n"),
+        })
+        .collect();
+    fs::write(changed, text).unwrap();
+    let wrong = dir.path().join("wrong.md");
+    let out = run(&["--verify", "9", "--record", path_str(&wrong)]);
+    assert_eq!(out.status.code(), Some(1));
+    let rows = fs::read_to_string(&wrong).unwrap();
+    assert_eq!(
+        rows.lines()
+            .filter(|l| l.ends_with("✗ DIFFERENT |"))
+            .count(),
+        1,
         "{rows}"
     );
 }
