@@ -244,6 +244,9 @@ pub trait Host: Sync {
     fn stop(&self) -> &AtomicBool;
     /// Where progress and messages go.
     fn observer(&self) -> &dyn Observer;
+    /// Piece `i` did not fit the memory bound and is left uncounted; the engine goes on with
+    /// the next (the time spent on it is no later piece's).
+    fn left(&self, _i: usize) {}
 }
 
 /// What a run found besides its pieces' counts.

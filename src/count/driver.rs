@@ -791,6 +791,13 @@ impl Host for Runner<'_> {
     fn observer(&self) -> &dyn Observer {
         self.obs
     }
+
+    fn left(&self, _i: usize) {
+        let mut s = self.state();
+        if s.meter.is_some() {
+            s.meter = Some(super::ledger::Meter::start());
+        }
+    }
 }
 
 /// Shard checkpoints put together.

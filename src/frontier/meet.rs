@@ -246,6 +246,9 @@ impl<K: Key> Run<'_, K> {
         let t = Instant::now();
         let mut figures = PieceFigures::default();
         let mut done = 0usize;
+        // pieces that do not fit the bound, left for more memory: where the pieces counted are
+        // kept (a checkpoint, a ledger), the others are counted first
+        let mut left: Vec<(usize, RunError)> = Vec::new();
         for &i in &todo {
             if self.stopped() {
                 return Ok(self.interrupted());
@@ -263,6 +266,17 @@ impl<K: Key> Run<'_, K> {
             let count = match self.piece_count(&plan, &roots, &mut path, p, &mut figures) {
                 Ok(c) => c,
                 Err(_) if self.stopped() => return Ok(self.interrupted()),
+                Err(e) if self.limits.checkpoint.is_some() && self.out_of_memory(&e) => {
+                    self.obs.warn(&format!(
+                        "{e}; piece {} is left for more memory, and the count goes on with the next",
+                        i + 1
+                    ));
+                    host.left(i);
+                    path.clear();
+                    self.relieve();
+                    left.push((i, e));
+                    continue;
+                }
                 Err(e) => return Err(e),
             };
             host.done(i, count)?;
@@ -281,6 +295,17 @@ impl<K: Key> Run<'_, K> {
             }
         }
         drop(path);
+        if let Some((_, first)) = left.first() {
+            let pieces: Vec<String> = left.iter().map(|(i, _)| i.to_string()).collect();
+            return Err(RunError::Input(Error::Invalid(format!(
+                "{first}; {} of this run's {} pieces did not fit and {} left (--only {}); the others are counted and kept: run the same command under a larger --max-memory, here or on a machine with more memory, to count {}",
+                left.len(),
+                todo.len(),
+                if left.len() == 1 { "is" } else { "are" },
+                pieces.join(","),
+                if left.len() == 1 { "it" } else { "them" },
+            ))));
+        }
         self.finish_files();
         let how = format!(
             "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{} (a digit tree of the first boundary column, {} leaves here{})",

@@ -1297,6 +1297,71 @@ fn tiny_bounds_count_or_stop_naming_the_layer() {
     assert!(stops > 0, "no bound was too small");
 }
 
+/// A piece too large for the bound, in a count that keeps its pieces (a checkpoint), is left
+/// for more memory while the count goes on with the others: the run ends with exit 2 naming
+/// the pieces left (as `--only` takes them), its checkpoint holds every other piece, and the
+/// same command under a larger bound counts only those left and prints the total.
+#[test]
+fn pieces_too_large_for_the_bound_are_left_and_the_others_counted() {
+    let truth = finish(&["count", "5x10", "--engine", "frontier"])["directed"].clone();
+    let dir = tempfile::tempdir().unwrap();
+    let mut partial = 0;
+    // which pieces fit a bound this small depends on the process's resident size: every
+    // outcome is checked, and at least one bound must leave some pieces and count others
+    for mib in [30, 40, 50, 60, 80] {
+        let c = dir.path().join(format!("b{mib}.ckpt"));
+        let bound = format!("{mib}M");
+        let args = ["count", "5x10", "--engine", "frontier", "--json"];
+        let out = knights()
+            .args(args)
+            .args(["--max-memory", &bound, "--checkpoint", path_str(&c)])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            assert_eq!(json_of(&out)["directed"], truth, "{bound}");
+            continue;
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bound}: {err}");
+        let line = err.lines().last().unwrap();
+        assert!(line.contains("needs more than"), "{bound}: {err}");
+        let Some(at) = line.find("(--only ") else {
+            continue; // stopped before its pieces (the shared walk)
+        };
+        let left: Vec<usize> = line[at + 8..]
+            .split(')')
+            .next()
+            .unwrap()
+            .split(',')
+            .map(|k| k.parse().unwrap())
+            .collect();
+        assert!(!left.is_empty() && left.len() < 9, "{bound}: {line}");
+        partial += 1;
+        // the others are in the checkpoint
+        let out = knights()
+            .args(["merge", path_str(&c), "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bound}: no total yet");
+        let m = json_of(&out);
+        assert_eq!(m["units_done"], 9 - left.len(), "{bound}: {m}");
+        // the same command with room counts those left, and only those
+        let out = knights()
+            .args(args)
+            .args(["--checkpoint", path_str(&c), "--progress", "plain"])
+            .output()
+            .unwrap();
+        assert_succeeded(&out);
+        assert_eq!(json_of(&out)["directed"], truth, "{bound}");
+        assert_eq!(
+            records(&c),
+            9,
+            "{bound}: a piece counted twice or not at all"
+        );
+    }
+    assert!(partial > 0, "no bound left some pieces and counted others");
+}
+
 /// The bytes of a size as messages write it ("13.2 MiB").
 fn size_in(text: &str) -> Option<u64> {
     let (n, unit) = text.split_once(' ')?;
