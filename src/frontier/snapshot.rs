@@ -304,6 +304,7 @@ struct States<'a> {
 impl<'a> States<'a> {
     fn open(path: &'a Path, header: &Header, entry: usize) -> Result<Self, CheckpointError> {
         let entry = entry.max(1);
+        let states: usize = header.tables().iter().map(|t| t.1).sum();
         let mut file =
             crate::input::open_regular(path).map_err(|e| damaged(path, &e.to_string()))?;
         std::io::Read::read_exact(&mut file, &mut vec![0u8; header.len])
@@ -312,7 +313,8 @@ impl<'a> States<'a> {
             path,
             reader: std::io::BufReader::with_capacity(1 << 20, file),
             crc: crc32fast::Hasher::new(),
-            buf: vec![0u8; (CHUNK_BYTES / entry).max(1) * entry],
+            // (no larger than the states: a small file's buffer is not 32 MiB of zeroes)
+            buf: vec![0u8; (CHUNK_BYTES / entry).max(1).min(states.max(1)) * entry],
             entry,
         })
     }
