@@ -173,7 +173,13 @@ pub struct Status {
     pub cpu_max: f64,
     /// The largest peak memory of a record, in MiB.
     pub peak_mib: u64,
+    /// The mean CPU seconds of the [`RECENT`] highest-numbered records: the pieces next to
+    /// those left, where the pieces' cost moves with their digits (8x8 open: 5 s to 20 minutes).
+    pub recent_cpu: Option<f64>,
 }
+
+/// Records the second projection of [`Status::left`] is taken from.
+const RECENT: usize = 10;
 
 /// Reads the ledger in `dir`: every `*.log` file, merged as `knights merge DIR/*` does.
 pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
@@ -196,16 +202,15 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         super::driver::Merged::Partial { foreign, .. } => foreign.iter().map(|f| &f.0).collect(),
         super::driver::Merged::Total { .. } => Vec::new(),
     };
-    let (mut timed, mut cpu_seconds, mut cpu_max, mut peak_mib) = (0, 0.0f64, 0.0f64, 0u64);
+    let mut peak_mib = 0u64;
+    let mut cpu: BTreeMap<usize, f64> = BTreeMap::new();
     for p in paths.iter().filter(|p| !foreign.contains(p)) {
         let Ok(l) = checkpoint::read(p) else { continue };
-        for notes in l.notes.values() {
+        for (&piece, notes) in &l.notes {
             for (k, v) in notes {
                 match (k.as_str(), v.parse::<f64>()) {
                     ("cpu_s", Ok(c)) => {
-                        timed += 1;
-                        cpu_seconds += c;
-                        cpu_max = cpu_max.max(c);
+                        cpu.insert(piece, c);
                     }
                     ("peak_mib" | "peak_mib_since_start", Ok(m)) => {
                         peak_mib = peak_mib.max(m as u64);
@@ -219,11 +224,18 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         dir: dir.into(),
         files: paths.len(),
         merged,
-        timed,
-        cpu_seconds,
-        cpu_max,
+        timed: cpu.len(),
+        cpu_seconds: cpu.values().sum(),
+        cpu_max: cpu.values().copied().fold(0.0, f64::max),
         peak_mib,
+        recent_cpu: recent_mean(&cpu),
     })
+}
+
+/// The mean of the [`RECENT`] highest-numbered pieces' CPU seconds in `cpu` (by piece), where
+/// there are that many.
+fn recent_mean(cpu: &BTreeMap<usize, f64>) -> Option<f64> {
+    (cpu.len() >= RECENT).then(|| cpu.values().rev().take(RECENT).sum::<f64>() / RECENT as f64)
 }
 
 impl Status {
@@ -231,6 +243,12 @@ impl Status {
     /// from the mean CPU seconds of the records that have it.
     #[must_use]
     pub fn left(&self) -> (usize, Option<f64>) {
+        self.left_at(self.cpu_seconds / self.timed.max(1) as f64)
+    }
+
+    /// The pieces left and their time on this machine at `per` CPU seconds a piece (none where
+    /// no record has figures).
+    fn left_at(&self, per: f64) -> (usize, Option<f64>) {
         use super::driver::Merged;
         let left = match &self.merged {
             Merged::Total { .. } => 0,
@@ -238,9 +256,7 @@ impl Status {
                 units, units_done, ..
             } => units - units_done,
         };
-        let secs = (self.timed > 0).then(|| {
-            self.cpu_seconds / self.timed as f64 * left as f64 / crate::engine::cores() as f64
-        });
+        let secs = (self.timed > 0).then(|| per * left as f64 / crate::engine::cores() as f64);
         (left, secs)
     }
 
@@ -270,12 +286,19 @@ impl Status {
             (0, _) => {}
             (n, Some(secs)) => {
                 s += &format!(
-                    "left: {n} piece{}, about {} on this machine's {} core{} (the records' mean CPU time a piece)\n",
+                    "left: {n} piece{}, about {} on this machine's {} core{} (the records' mean CPU time a piece)",
                     plural(n as u64),
                     human_duration(secs),
                     crate::engine::cores(),
                     plural(crate::engine::cores() as u64)
                 );
+                if let Some((_, Some(near))) = self.recent_cpu.map(|c| self.left_at(c)) {
+                    s += &format!(
+                        ", {} at the mean of the {RECENT} highest-numbered pieces counted (pieces differ: the two make a band, not a figure)",
+                        human_duration(near)
+                    );
+                }
+                s.push('\n');
             }
             (n, None) => s += &format!("left: {n} piece{}\n", plural(n as u64)),
         }
@@ -296,7 +319,30 @@ impl Status {
             "peak_mib": self.peak_mib,
             "pieces_left": left,
             "projected_seconds_left": secs,
+            "projected_seconds_left_recent": self.recent_cpu.and_then(|c| self.left_at(c).1),
         });
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recent_mean_is_of_the_highest_numbered_pieces() {
+        let mut cpu: BTreeMap<usize, f64> = (0..9).map(|p| (p, 1.0)).collect();
+        assert_eq!(recent_mean(&cpu), None, "fewer records than RECENT");
+        // pieces 100 to 109 cost 10 s each, whatever order they were read in
+        for p in (100..110).rev() {
+            cpu.insert(p, 10.0);
+        }
+        assert_eq!(recent_mean(&cpu), Some(10.0));
+        cpu.insert(50, 1000.0);
+        assert_eq!(
+            recent_mean(&cpu),
+            Some(10.0),
+            "a piece below them is not recent"
+        );
     }
 }
