@@ -166,16 +166,10 @@ pub struct Status {
     pub dir: PathBuf,
     pub files: usize,
     pub merged: super::driver::Merged,
-    /// Records with CPU seconds, and their sum.
-    pub timed: usize,
-    pub cpu_seconds: f64,
-    /// The largest CPU seconds of a record.
-    pub cpu_max: f64,
+    /// The CPU seconds of each record that has them, by piece.
+    pub cpu: BTreeMap<usize, f64>,
     /// The largest peak memory of a record, in MiB.
     pub peak_mib: u64,
-    /// The mean CPU seconds of the [`RECENT`] highest-numbered records: the pieces next to
-    /// those left, where the pieces' cost moves with their digits (8x8 open: 5 s to 20 minutes).
-    pub recent_cpu: Option<f64>,
 }
 
 /// Records the second projection of [`Status::left`] is taken from.
@@ -224,11 +218,8 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         dir: dir.into(),
         files: paths.len(),
         merged,
-        timed: cpu.len(),
-        cpu_seconds: cpu.values().sum(),
-        cpu_max: cpu.values().copied().fold(0.0, f64::max),
+        cpu,
         peak_mib,
-        recent_cpu: recent_mean(&cpu),
     })
 }
 
@@ -239,11 +230,36 @@ fn recent_mean(cpu: &BTreeMap<usize, f64>) -> Option<f64> {
 }
 
 impl Status {
+    /// The records with CPU seconds.
+    #[must_use]
+    pub fn timed(&self) -> usize {
+        self.cpu.len()
+    }
+
+    /// The CPU seconds of all records.
+    #[must_use]
+    pub fn cpu_seconds(&self) -> f64 {
+        self.cpu.values().sum()
+    }
+
+    /// The largest CPU seconds of a record.
+    #[must_use]
+    pub fn cpu_max(&self) -> f64 {
+        self.cpu.values().copied().fold(0.0, f64::max)
+    }
+
+    /// The mean CPU seconds of the [`RECENT`] highest-numbered records: the pieces next to
+    /// those left, where the pieces' cost moves with their digits (8x8 open: 5 s to 20 minutes).
+    #[must_use]
+    pub fn recent_cpu(&self) -> Option<f64> {
+        recent_mean(&self.cpu)
+    }
+
     /// The pieces left to count and the projected time for them on this machine (every core),
     /// from the mean CPU seconds of the records that have it.
     #[must_use]
     pub fn left(&self) -> (usize, Option<f64>) {
-        self.left_at(self.cpu_seconds / self.timed.max(1) as f64)
+        self.left_at(self.cpu_seconds() / self.timed().max(1) as f64)
     }
 
     /// The pieces left and their time on this machine at `per` CPU seconds a piece (none where
@@ -256,7 +272,7 @@ impl Status {
                 units, units_done, ..
             } => units - units_done,
         };
-        let secs = (self.timed > 0).then(|| per * left as f64 / crate::engine::cores() as f64);
+        let secs = (self.timed() > 0).then(|| per * left as f64 / crate::engine::cores() as f64);
         (left, secs)
     }
 
@@ -271,14 +287,15 @@ impl Status {
             plural(self.files as u64)
         );
         s += &self.merged.text(self.files);
-        if self.timed > 0 {
+        let timed = self.timed();
+        if timed > 0 {
             s += &format!(
                 "{} record{} with figures: {} of CPU in all, {} a piece on average (the longest {}), peak memory up to {} MiB\n",
-                self.timed,
-                plural(self.timed as u64),
-                human_duration(self.cpu_seconds),
-                human_duration(self.cpu_seconds / self.timed as f64),
-                human_duration(self.cpu_max),
+                timed,
+                plural(timed as u64),
+                human_duration(self.cpu_seconds()),
+                human_duration(self.cpu_seconds() / timed as f64),
+                human_duration(self.cpu_max()),
                 self.peak_mib
             );
         }
@@ -292,7 +309,7 @@ impl Status {
                     crate::engine::cores(),
                     plural(crate::engine::cores() as u64)
                 );
-                if let Some((_, Some(near))) = self.recent_cpu.map(|c| self.left_at(c)) {
+                if let Some((_, Some(near))) = self.recent_cpu().map(|c| self.left_at(c)) {
                     s += &format!(
                         ", {} at the mean of the {RECENT} highest-numbered pieces counted (pieces differ: the two make a band, not a figure)",
                         human_duration(near)
@@ -313,13 +330,13 @@ impl Status {
         v["ledger"] = serde_json::json!({
             "dir": self.dir.display().to_string(),
             "files": self.files,
-            "records_with_figures": self.timed,
-            "cpu_seconds": self.cpu_seconds,
-            "cpu_seconds_max": self.cpu_max,
+            "records_with_figures": self.timed(),
+            "cpu_seconds": self.cpu_seconds(),
+            "cpu_seconds_max": self.cpu_max(),
             "peak_mib": self.peak_mib,
             "pieces_left": left,
             "projected_seconds_left": secs,
-            "projected_seconds_left_recent": self.recent_cpu.and_then(|c| self.left_at(c).1),
+            "projected_seconds_left_recent": self.recent_cpu().and_then(|c| self.left_at(c).1),
         });
         v
     }
