@@ -834,6 +834,16 @@ pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> 
         .iter()
         .map(|p| checkpoint::read(p))
         .collect::<Result<Vec<_>, _>>()?;
+    merge_read(&files, obs, t0)
+}
+
+/// [`merge`] of checkpoints already read (`knights status DIR` reads a ledger's records once,
+/// for the merge and for their figures); `t0` is when the reading began.
+pub(crate) fn merge_read(
+    files: &[checkpoint::Loaded],
+    obs: &dyn Observer,
+    t0: Instant,
+) -> Result<Merged, RunError> {
     for f in files.iter().filter(|f| f.damaged > 0) {
         obs.warn(&format!(
             "checkpoint '{}': {} line(s) that do not check ignored (damaged, or copied from another file: each line's checksum ties it to its file's header); a piece no other file gives stays unfinished",
@@ -841,7 +851,7 @@ pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> 
             f.damaged
         ));
     }
-    let m = checkpoint::merge(&files)?;
+    let m = checkpoint::merge(files)?;
     let shards = m.id.shard_count;
     let id = &m.id.run;
     let (piece, spec) = id.request()?;

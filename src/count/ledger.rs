@@ -189,17 +189,21 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         ))
         .into());
     }
-    let merged = super::driver::merge(&paths, &super::driver::Quiet)?;
+    let t0 = Instant::now();
+    let records = paths
+        .iter()
+        .map(|p| checkpoint::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = super::driver::merge_read(&records, &super::driver::Quiet, t0)?;
     // the figures of the records merge took (a file of another run left in the folder is not
-    // this count's work); the records are small, so reading them again costs nothing to speak of
+    // this count's work)
     let foreign: Vec<&PathBuf> = match &merged {
         super::driver::Merged::Partial { foreign, .. } => foreign.iter().map(|f| &f.0).collect(),
         super::driver::Merged::Total { .. } => Vec::new(),
     };
     let mut peak_mib = 0u64;
     let mut cpu: BTreeMap<usize, f64> = BTreeMap::new();
-    for p in paths.iter().filter(|p| !foreign.contains(p)) {
-        let Ok(l) = checkpoint::read(p) else { continue };
+    for l in records.iter().filter(|l| !foreign.contains(&&l.path)) {
         for (&piece, notes) in &l.notes {
             for (k, v) in notes {
                 match (k.as_str(), v.parse::<f64>()) {
