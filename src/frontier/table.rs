@@ -376,6 +376,11 @@ impl<K: Key> Layer<K> {
         self.parts.len()
     }
 
+    /// The number of states of partition `p`.
+    pub(crate) fn part_len(&self, p: usize) -> usize {
+        self.parts[p].len
+    }
+
     /// The states of partition `p`.
     pub(crate) fn part(&self, p: usize) -> impl Iterator<Item = (K, Limbs<'_>)> {
         self.parts[p].iter(self.shape)
