@@ -154,7 +154,7 @@ impl RightIndex {
     /// of the state); one sort by group makes the groups runs. Counts of more than one word are
     /// read back from the table by place. (Before the digit tree, rows were made twice, as sort
     /// keys and then read back from the table at random: 8x8 closed spent 43 of its 267 s so.)
-    pub(crate) fn new<K: Key>(right: &Layer<K>, slots: &Boundary) -> RightIndex {
+    pub(crate) fn new<K: Key>(right: Layer<K>, slots: &Boundary) -> RightIndex {
         let limbs = right.limbs();
         // every row in one allocation of the table's size, each part filling its own run: a
         // collect of unknown length held its pieces and their copy at once, with room to
@@ -183,6 +183,8 @@ impl RightIndex {
             }
             assert_eq!(filled, run.len(), "a part holds as many states as it says");
         });
+        // one-word counts are in the rows: the table is let go before the index is made
+        let right = (limbs > 1).then_some(right);
         rows.par_sort_unstable_by_key(|r| r.group);
         let mut classes = FxHashMap::default();
         let mut start = 0;
@@ -199,16 +201,16 @@ impl RightIndex {
                 term: r.term,
             })
             .collect();
-        let counts = if limbs == 1 {
-            rows.par_iter().map(|r| r.first).collect()
-        } else {
-            rows.par_iter()
+        let counts = match &right {
+            None => rows.par_iter().map(|r| r.first).collect(),
+            Some(right) => rows
+                .par_iter()
                 .flat_map_iter(|r| {
                     let (_, c) =
                         right.at((r.place >> 32) as usize, (r.place & 0xFFFF_FFFF) as usize);
                     c.words()
                 })
-                .collect()
+                .collect(),
         };
         RightIndex {
             classes,

@@ -989,7 +989,7 @@ impl<K: Key> Run<'_, K> {
                 self.walk_all(&l, &plan.ysteps[j..], j, "right half")?
             }
         };
-        let index = self.right_index(&end, plan.cut)?;
+        let index = self.right_index(end, plan.cut)?;
         let prefixes = Prefixes::new(&index, plan.m);
         Ok(Indexed { index, prefixes })
     }

@@ -1053,7 +1053,7 @@ impl<'a, K: Key> Run<'a, K> {
     /// read from the right state's slot for it (the right half numbers a column's squares from
     /// its last, and its columns from the cut: crossing slot `(h-1-q)*w + r` is its slot
     /// `q*w + r`).
-    fn right_index(&self, right: &Layer<K>, cut: Cut) -> Result<RightIndex, RunError> {
+    fn right_index(&self, right: Layer<K>, cut: Cut) -> Result<RightIndex, RunError> {
         // the index takes about as much as the table it indexes: checked against the bound
         let need = right.bytes();
         if !crate::engine::fits(self.limits.max_memory, need) {
