@@ -347,6 +347,11 @@ pub struct Loaded {
     pub notes: BTreeMap<usize, Notes>,
 }
 
+/// [`read`] of every file in `paths`, in order; the first that cannot be read is the error.
+pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Loaded>, CheckpointError> {
+    paths.iter().map(|p| read(p)).collect()
+}
+
 /// Reads and checks a checkpoint. A damaged header is an error; damaged records are dropped and
 /// counted in [`Loaded::damaged`].
 pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {

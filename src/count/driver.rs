@@ -830,11 +830,7 @@ pub enum Merged {
 /// Puts the checkpoints of a sharded count together (see [`checkpoint::merge`]).
 pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> {
     let t0 = Instant::now();
-    let files = paths
-        .iter()
-        .map(|p| checkpoint::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    merge_read(&files, obs, t0)
+    merge_read(&checkpoint::read_all(paths)?, obs, t0)
 }
 
 /// [`merge`] of checkpoints already read (`knights status DIR` reads a ledger's records once,

@@ -190,10 +190,7 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         .into());
     }
     let t0 = Instant::now();
-    let records = paths
-        .iter()
-        .map(|p| checkpoint::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let records = checkpoint::read_all(&paths)?;
     let merged = super::driver::merge_read(&records, &super::driver::Quiet, t0)?;
     // the figures of the records merge took (a file of another run left in the folder is not
     // this count's work)
