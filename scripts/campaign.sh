@@ -5,8 +5,8 @@
 #
 #   scripts/campaign.sh [--hours H] [--board "8x8"] [--ledger DIR] [--work DIR]
 #                       [--max-memory SIZE] [--threads N] [--no-commit]
-#   scripts/campaign.sh --verify N [--quarters] [--board ...] [--ledger DIR] [--max-memory SIZE]
-#                       [--record FILE]
+#   scripts/campaign.sh --verify N [--quarters | --quarter Q] [--board ...] [--ledger DIR]
+#                       [--max-memory SIZE] [--record FILE]
 #
 # The count skips every piece the ledger holds (`knights count --ledger DIR`), writes each piece
 # it finishes there at once (one small file a piece: its count, the cut's fingerprint, the
@@ -22,7 +22,8 @@
 # work folder has it, under --max-memory if given), compares each with its record and appends
 # the result to results/eight.md (or --record FILE) as a table row (exit 1 on a difference).
 # With --quarters it draws N from each quarter of the cut's pieces (numbered 0 to UNITS-1) that
-# the ledger holds pieces of, so one run checks the whole ledger, early pieces and late.
+# the ledger holds pieces of, so one run checks the whole ledger, early pieces and late;
+# --quarter Q (0 to 3) draws N from that quarter alone (one not checked yet).
 #
 # KNIGHTS names the binary (default: target/release/knights, built when missing).
 set -euo pipefail
@@ -37,6 +38,7 @@ threads=()
 commit=1
 verify=0
 quarters=0
+only_quarter=""
 record=results/eight.md
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -50,12 +52,17 @@ while [ $# -gt 0 ]; do
         --verify) verify="$2"; shift 2 ;;
         --record) record="$2"; shift 2 ;;
         --quarters) quarters=1; shift ;;
+        --quarter) quarters=1; only_quarter="$2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "campaign.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 if [ -n "$hours" ] && ! [[ "$hours" =~ ^[0-9]+([.][0-9]+)?$ ]]; then
     echo "campaign.sh: --hours '$hours' is not a number of hours" >&2
+    exit 2
+fi
+if [ -n "$only_quarter" ] && ! [[ "$only_quarter" =~ ^[0-3]$ ]]; then
+    echo "campaign.sh: --quarter '$only_quarter' is not a quarter (0, 1, 2 or 3)" >&2
     exit 2
 fi
 if ! [[ "$verify" =~ ^[0-9]+$ ]]; then
@@ -92,7 +99,7 @@ if [ "$verify" -gt 0 ]; then
     if [ "$quarters" = 1 ]; then
         units=$(find "$ledger" -name 'piece-*.log' | head -1 | xargs sed -n 's/^units //p')
         picks=()
-        for q in 0 1 2 3; do
+        for q in ${only_quarter:-0 1 2 3}; do
             mapfile -t -O "${#picks[@]}" picks < <(printf '%s\n' "${records[@]}" |
                 awk -v q="$q" -v u="$units" '$1 * 4 >= q * u && $1 * 4 < (q + 1) * u' | shuf -n "$verify")
         done

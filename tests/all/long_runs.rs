@@ -1703,6 +1703,30 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
         [0, 1, 2, 3],
         "{rows}"
     );
+    // --quarter 2: pieces of that quarter alone
+    let third = dir.path().join("third.md");
+    let out = run(&[
+        "--verify",
+        "2",
+        "--quarter",
+        "2",
+        "--record",
+        path_str(&third),
+    ]);
+    assert_succeeded(&out);
+    let rows = fs::read_to_string(&third).unwrap();
+    let drawn: Vec<usize> = rows
+        .lines()
+        .map(|l| l.split('|').nth(2).unwrap().trim().parse().unwrap())
+        .collect();
+    assert_eq!(drawn.len(), 2, "{rows}");
+    assert!(drawn.iter().all(|&k| quarter_of(k) == 2), "{rows}");
+    let out = run(&["--verify", "1", "--quarter", "4"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--quarter '4' is not a quarter"),
+        "{out:?}"
+    );
     // a record whose count was changed by hand is found out (exit 1), whatever its checksum says
     let changed = files
         .iter()
