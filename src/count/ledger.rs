@@ -10,7 +10,7 @@
 //! mark, reset at the start of each piece where the system allows (Linux's `clear_refs`), else
 //! the process's peak so far (said by the key `peak_mib_since_start`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -170,6 +170,11 @@ pub struct Status {
     pub cpu: BTreeMap<usize, f64>,
     /// The largest peak memory of a record, in MiB.
     pub peak_mib: u64,
+    /// The pieces the records hold.
+    pub done: BTreeSet<usize>,
+    /// Each piece's class where the cut has them (a digit tree's: see
+    /// [`crate::frontier::piece_classes`]).
+    pub classes: Option<Vec<u8>>,
 }
 
 /// Records the second projection of [`Status::left`] is taken from.
@@ -200,7 +205,13 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
     };
     let mut peak_mib = 0u64;
     let mut cpu: BTreeMap<usize, f64> = BTreeMap::new();
+    let mut done = BTreeSet::new();
+    let mut classes = None;
     for l in records.iter().filter(|l| !foreign.contains(&&l.path)) {
+        if classes.is_none() && l.id.engine == crate::count::Engine::Frontier.name() {
+            classes = crate::frontier::piece_classes(l.id.split, l.id.units, l.id.shard.count);
+        }
+        done.extend(l.done.keys().copied());
         for (&piece, notes) in &l.notes {
             for (k, v) in notes {
                 match (k.as_str(), v.parse::<f64>()) {
@@ -221,7 +232,45 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         merged,
         cpu,
         peak_mib,
+        done,
+        classes,
     })
+}
+
+/// The CPU seconds of the pieces below `units` not in `done`, each at the mean of the records
+/// in `cpu` of its class (`classes`), or at the mean of all records where its class has none;
+/// and how many were taken so. `None` where no record has figures.
+fn by_class(
+    cpu: &BTreeMap<usize, f64>,
+    classes: &[u8],
+    done: &BTreeSet<usize>,
+) -> Option<(f64, usize)> {
+    if cpu.is_empty() {
+        return None;
+    }
+    let mut sums: BTreeMap<u8, (f64, usize)> = BTreeMap::new();
+    for (&piece, &c) in cpu {
+        if let Some(&k) = classes.get(piece) {
+            let e = sums.entry(k).or_default();
+            e.0 += c;
+            e.1 += 1;
+        }
+    }
+    let all = cpu.values().sum::<f64>() / cpu.len() as f64;
+    let (mut secs, mut unmeasured) = (0.0, 0);
+    for (piece, k) in classes.iter().enumerate() {
+        if done.contains(&piece) {
+            continue;
+        }
+        match sums.get(k) {
+            Some(&(sum, n)) => secs += sum / n as f64,
+            None => {
+                secs += all;
+                unmeasured += 1;
+            }
+        }
+    }
+    Some((secs, unmeasured))
 }
 
 /// The mean of the [`RECENT`] highest-numbered pieces' CPU seconds in `cpu` (by piece), where
@@ -254,6 +303,16 @@ impl Status {
     #[must_use]
     pub fn recent_cpu(&self) -> Option<f64> {
         recent_mean(&self.cpu)
+    }
+
+    /// The projected time of the pieces left on this machine (every core), each at the mean
+    /// CPU seconds of the records of its class, and how many pieces left have a class no record
+    /// has (taken at the mean of all). `None` where the cut has no classes or no record has
+    /// figures.
+    #[must_use]
+    pub fn left_by_class(&self) -> Option<(f64, usize)> {
+        let (secs, unmeasured) = by_class(&self.cpu, self.classes.as_deref()?, &self.done)?;
+        Some((secs / crate::engine::cores() as f64, unmeasured))
     }
 
     /// The pieces left to count and the projected time for them on this machine (every core),
@@ -303,16 +362,31 @@ impl Status {
         match self.left() {
             (0, _) => {}
             (n, Some(secs)) => {
+                let cores = crate::engine::cores();
                 s += &format!(
-                    "left: {n} piece{}, about {} on this machine's {} core{} (the records' mean CPU time a piece)",
+                    "left: {n} piece{}, about {} on this machine's {cores} core{}",
                     plural(n as u64),
-                    human_duration(secs),
-                    crate::engine::cores(),
-                    plural(crate::engine::cores() as u64)
+                    human_duration(self.left_by_class().map_or(secs, |c| c.0)),
+                    plural(cores as u64)
                 );
+                match self.left_by_class() {
+                    Some((_, unmeasured)) => {
+                        s += " (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut";
+                        if unmeasured > 0 {
+                            s += &format!(
+                                "; {unmeasured} of a class none of whose pieces has figures, at the mean of all"
+                            );
+                        }
+                        s += &format!(
+                            "); cruder, {} at the records' mean a piece",
+                            human_duration(secs)
+                        );
+                    }
+                    None => s += " (the records' mean CPU time a piece)",
+                }
                 if let Some((_, Some(near))) = self.recent_cpu().map(|c| self.left_at(c)) {
                     s += &format!(
-                        ", {} at the mean of the {RECENT} highest-numbered pieces counted (pieces differ: the two make a band, not a figure)",
+                        ", {} at the mean of the {RECENT} highest-numbered pieces counted (pieces differ: these make a band, not a figure)",
                         human_duration(near)
                     );
                 }
@@ -338,6 +412,7 @@ impl Status {
             "pieces_left": left,
             "projected_seconds_left": secs,
             "projected_seconds_left_recent": self.recent_cpu().and_then(|c| self.left_at(c).1),
+            "projected_seconds_left_by_class": self.left_by_class().map(|c| c.0),
         });
         v
     }
@@ -346,6 +421,20 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_left_are_projected_at_their_class_mean() {
+        // classes 0, 1, 0, 1, 2: pieces 0 and 1 counted (10 s and 100 s)
+        let classes = [0, 1, 0, 1, 2];
+        let cpu: BTreeMap<usize, f64> = [(0, 10.0), (1, 100.0)].into();
+        let done: BTreeSet<usize> = [0, 1].into();
+        // piece 2 at 10 s, piece 3 at 100 s, piece 4 (class 2, none counted) at the mean, 55 s
+        assert_eq!(by_class(&cpu, &classes, &done), Some((165.0, 1)));
+        // a piece counted without figures is not left, and takes no part in the means
+        let done: BTreeSet<usize> = [0, 1, 4].into();
+        assert_eq!(by_class(&cpu, &classes, &done), Some((110.0, 0)));
+        assert_eq!(by_class(&BTreeMap::new(), &classes, &done), None);
+    }
 
     #[test]
     fn the_recent_mean_is_of_the_highest_numbered_pieces() {

@@ -1550,6 +1550,50 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     assert_eq!(s["directed"], OPEN_7X6);
     assert_eq!(s["ledger"]["pieces_left"], 0);
     assert_eq!(s["ledger"]["records_with_figures"], 9);
+    // without pieces 7 and 8, each left is projected at the mean of its class (the digit
+    // tree's 9 pieces: classes 0 1 0 1 2 1 0 1 0, the ones among a piece's two digits)
+    let part = dir.path().join("part");
+    fs::create_dir(&part).unwrap();
+    let mut cpu = Vec::new();
+    for f in &files[..7] {
+        fs::copy(f, part.join(Path::new(f).file_name().unwrap())).unwrap();
+        let text = fs::read_to_string(f).unwrap();
+        let record = text.lines().nth(HEADER_LINES).unwrap();
+        let secs: f64 = record
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix("cpu_s="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        cpu.push(secs);
+    }
+    let out = knights()
+        .args(["status", path_str(&part), "--json"])
+        .output()
+        .unwrap();
+    let s = json_of(&out);
+    assert_eq!(s["ledger"]["pieces_left"], 2, "{s}");
+    let by_class = s["ledger"]["projected_seconds_left_by_class"]
+        .as_f64()
+        .unwrap();
+    let plain = s["ledger"]["projected_seconds_left"].as_f64().unwrap();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    // both divide by this machine's cores: compare their ratio
+    let want = mean(&[cpu[1], cpu[3], cpu[5]]) + mean(&[cpu[0], cpu[2], cpu[6]]);
+    let want_plain = 2.0 * mean(&cpu);
+    assert!(
+        (by_class * want_plain - plain * want).abs() <= 1e-9 * (plain * want).max(1e-9),
+        "by class {by_class}, plain {plain}, from {cpu:?}"
+    );
+    let out = knights()
+        .args(["status", path_str(&part)])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("left: 2 pieces") && text.contains("of its class"),
+        "{text}"
+    );
     // a piece counted again on its own equals its record
     let c = dir.path().join("c.ckpt");
     let out = knights()
