@@ -237,42 +237,6 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
     })
 }
 
-/// The CPU seconds of the pieces below `units` not in `done`, each at the mean of the records
-/// in `cpu` of its class (`classes`), or at the mean of all records where its class has none;
-/// and how many were taken so. `None` where no record has figures.
-fn by_class(
-    cpu: &BTreeMap<usize, f64>,
-    classes: &[u8],
-    done: &BTreeSet<usize>,
-) -> Option<(f64, usize)> {
-    if cpu.is_empty() {
-        return None;
-    }
-    let mut sums: BTreeMap<u8, (f64, usize)> = BTreeMap::new();
-    for (&piece, &c) in cpu {
-        if let Some(&k) = classes.get(piece) {
-            let e = sums.entry(k).or_default();
-            e.0 += c;
-            e.1 += 1;
-        }
-    }
-    let all = cpu.values().sum::<f64>() / cpu.len() as f64;
-    let (mut secs, mut unmeasured) = (0.0, 0);
-    for (piece, k) in classes.iter().enumerate() {
-        if done.contains(&piece) {
-            continue;
-        }
-        match sums.get(k) {
-            Some(&(sum, n)) => secs += sum / n as f64,
-            None => {
-                secs += all;
-                unmeasured += 1;
-            }
-        }
-    }
-    Some((secs, unmeasured))
-}
-
 /// The mean of the [`RECENT`] highest-numbered pieces' CPU seconds in `cpu` (by piece), where
 /// there are that many.
 fn recent_mean(cpu: &BTreeMap<usize, f64>) -> Option<f64> {
@@ -311,7 +275,9 @@ impl Status {
     /// figures.
     #[must_use]
     pub fn left_by_class(&self) -> Option<(f64, usize)> {
-        let (secs, unmeasured) = by_class(&self.cpu, self.classes.as_deref()?, &self.done)?;
+        let classes = self.classes.as_deref()?;
+        let left = (0..classes.len()).filter(|p| !self.done.contains(p));
+        let (secs, unmeasured) = crate::frontier::by_class(&self.cpu, classes, left)?;
         Some((secs / crate::engine::cores() as f64, unmeasured))
     }
 
@@ -421,20 +387,6 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pieces_left_are_projected_at_their_class_mean() {
-        // classes 0, 1, 0, 1, 2: pieces 0 and 1 counted (10 s and 100 s)
-        let classes = [0, 1, 0, 1, 2];
-        let cpu: BTreeMap<usize, f64> = [(0, 10.0), (1, 100.0)].into();
-        let done: BTreeSet<usize> = [0, 1].into();
-        // piece 2 at 10 s, piece 3 at 100 s, piece 4 (class 2, none counted) at the mean, 55 s
-        assert_eq!(by_class(&cpu, &classes, &done), Some((165.0, 1)));
-        // a piece counted without figures is not left, and takes no part in the means
-        let done: BTreeSet<usize> = [0, 1, 4].into();
-        assert_eq!(by_class(&cpu, &classes, &done), Some((110.0, 0)));
-        assert_eq!(by_class(&BTreeMap::new(), &classes, &done), None);
-    }
 
     #[test]
     fn the_recent_mean_is_of_the_highest_numbered_pieces() {

@@ -37,6 +37,7 @@
 //! the sum is the count. Which side is made true is the one walked less after the root: the
 //! crossing starts from the smaller table.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -93,6 +94,39 @@ pub fn piece_classes(param: usize, pieces: usize, shards: u32) -> Option<Vec<u8>
             })
             .collect(),
     )
+}
+
+/// The seconds of the pieces `left`, each at the mean of the pieces of its class (`classes`,
+/// by piece) that `secs` holds, or at the mean of all of them where its class has none; and how
+/// many were taken so. `None` where `secs` is empty.
+pub fn by_class(
+    secs: &BTreeMap<usize, f64>,
+    classes: &[u8],
+    left: impl IntoIterator<Item = usize>,
+) -> Option<(f64, usize)> {
+    if secs.is_empty() {
+        return None;
+    }
+    let mut sums: BTreeMap<u8, (f64, usize)> = BTreeMap::new();
+    for (&piece, &c) in secs {
+        if let Some(&k) = classes.get(piece) {
+            let e = sums.entry(k).or_default();
+            e.0 += c;
+            e.1 += 1;
+        }
+    }
+    let all = secs.values().sum::<f64>() / secs.len() as f64;
+    let (mut total, mut unmeasured) = (0.0, 0);
+    for piece in left {
+        match classes.get(piece).and_then(|k| sums.get(k)) {
+            Some(&(sum, n)) => total += sum / n as f64,
+            None => {
+                total += all;
+                unmeasured += 1;
+            }
+        }
+    }
+    Some((total, unmeasured))
 }
 
 /// States of the shared tables a piece stands for when the count chooses its pieces: 8x8 open
@@ -276,12 +310,17 @@ impl<K: Key> Run<'_, K> {
         // pieces that do not fit the bound, left for more memory: where the pieces counted are
         // kept (a checkpoint, a ledger), the others are counted first
         let mut left: Vec<(usize, RunError)> = Vec::new();
-        for &i in &todo {
+        // each piece's seconds, for the rest's projection by class (pieces differ by their class
+        // far more than by anything else: 8x8 open's 5 s to an hour)
+        let classes = piece_classes(split.param, split.pieces, shards as u32).unwrap_or_default();
+        let mut took: BTreeMap<usize, f64> = BTreeMap::new();
+        for (n, &i) in todo.iter().enumerate() {
             if self.stopped() {
                 return Ok(self.interrupted());
             }
             self.piece = Some((i, split.pieces));
             let p = order[i];
+            let began = t.elapsed().as_secs_f64();
             let resumed = self.leaves.begin(i as u64)?;
             if resumed > 0 {
                 self.obs.info(&format!(
@@ -309,15 +348,21 @@ impl<K: Key> Run<'_, K> {
             host.done(i, count)?;
             done += 1;
             let spent = t.elapsed().as_secs_f64();
+            // a piece resumed from its leaves is not a piece's whole time
+            if resumed == 0 {
+                took.insert(i, spent - began);
+            }
             if spent >= 10.0 && done < todo.len() {
+                let rest = by_class(&took, &classes, todo[n + 1..].iter().copied())
+                    .map_or(spent / done as f64 * (todo.len() - done) as f64, |r| r.0);
                 self.obs.info(&format!(
-                    "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {}",
+                    "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {} (each piece at the mean time of the pieces counted of its class)",
                     i + 1,
                     split.pieces,
                     done,
                     todo.len(),
                     human_duration(spent),
-                    human_duration(spent / done as f64 * (todo.len() - done) as f64)
+                    human_duration(rest)
                 ));
             }
         }
@@ -1094,5 +1139,17 @@ mod tests {
         // not a tree cut, or not its number of pieces
         assert_eq!(piece_classes(2, 9, 1), None);
         assert_eq!(piece_classes(TREE_PARAM | 2, 10, 1), None);
+    }
+
+    #[test]
+    fn pieces_left_are_projected_at_their_class_mean() {
+        // classes 0, 1, 0, 1, 2: pieces 0 and 1 counted (10 s and 100 s)
+        let classes = [0, 1, 0, 1, 2];
+        let secs: BTreeMap<usize, f64> = [(0, 10.0), (1, 100.0)].into();
+        // piece 2 at 10 s, piece 3 at 100 s, piece 4 (class 2, none counted) at the mean, 55 s
+        assert_eq!(by_class(&secs, &classes, 2..5), Some((165.0, 1)));
+        assert_eq!(by_class(&secs, &classes, [2, 3]), Some((110.0, 0)));
+        assert_eq!(by_class(&secs, &classes, []), Some((0.0, 0)));
+        assert_eq!(by_class(&BTreeMap::new(), &classes, 2..5), None);
     }
 }
