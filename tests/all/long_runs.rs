@@ -1710,12 +1710,37 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
     assert_succeeded(&out);
     let table = String::from_utf8_lossy(&out.stdout);
     let units = m["units"].as_u64().unwrap() as usize;
-    let pieces: Vec<u64> = table
-        .lines()
-        .filter_map(|l| l.strip_prefix("| ")?.split(" | ").next()?.parse().ok())
-        .collect();
-    assert_eq!(pieces, (0..units as u64).collect::<Vec<_>>(), "{table}");
+    let rows_after = |header: &str| -> Vec<Vec<String>> {
+        table
+            .lines()
+            .skip_while(|l| !l.starts_with(header))
+            .skip(2)
+            .take_while(|l| l.starts_with("| "))
+            .map(|l| {
+                l.split(" | ")
+                    .map(|f| f.trim_matches(['|', ' ']).to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let pieces = rows_after("| piece | class |");
+    let numbers: Vec<u64> = pieces.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert_eq!(numbers, (0..units as u64).collect::<Vec<_>>(), "{table}");
     assert!(table.contains("| CPU (s) | "), "{table}");
+    // 5x6's 9 pieces are a digit tree of depth 2: piece p's class is the ones among the
+    // digits of p in base 3, and the table by class counts 4, 4 and 1 pieces of classes 0 to 2
+    let classes: Vec<&str> = pieces.iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(
+        classes,
+        ["0", "1", "0", "1", "2", "1", "0", "1", "0"],
+        "{table}"
+    );
+    let by_class = rows_after("| class (digits 1) |");
+    let sizes: Vec<(&str, &str)> = by_class
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    assert_eq!(sizes, [("0", "4"), ("1", "4"), ("2", "1")], "{table}");
     let record = dir.path().join("verify.md");
     let out = run(&["--verify", "2", "--record", path_str(&record)]);
     assert_succeeded(&out);
