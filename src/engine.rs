@@ -373,6 +373,9 @@ pub trait Observer: Sync {
     fn unit_done(&self, _tours: u64) {}
     /// A layered count made a layer (or starts a stage, with `done` resumed).
     fn layer(&self, _progress: &LayerProgress) {}
+    /// The engine's projection of the time this process has left, in seconds from now, where
+    /// it knows better than the pieces' mean rate (pieces that differ by their class).
+    fn rest(&self, _seconds: f64) {}
 }
 
 /// An observer that ignores everything.

@@ -42,6 +42,8 @@ pub(crate) struct Progress {
     bar: OnceLock<ProgressBar>,
     units: OnceLock<Units>,
     layer: Mutex<Option<LayerProgress>>,
+    /// The engine's projection of the time left, and when it was made.
+    rest: Mutex<Option<(Instant, f64)>>,
     start: Instant,
 }
 
@@ -53,6 +55,7 @@ impl Progress {
             bar: OnceLock::new(),
             units: OnceLock::new(),
             layer: Mutex::new(None),
+            rest: Mutex::new(None),
             start: Instant::now(),
         }
     }
@@ -160,13 +163,19 @@ impl Progress {
         let done = u.done.load(Ordering::Relaxed);
         let tours = u.tours.load(Ordering::Relaxed);
         let rate = Self::rate(u, done, secs);
-        let eta = if rate > 0.0 {
-            format!(
+        // the engine's projection where it gave one (the time left when it was made, less the
+        // time since, never below nothing), else the pieces' mean rate
+        let rest = *self.rest.lock().expect("no panic holding the lock");
+        let eta = match rest {
+            Some((at, left)) if done < u.total => format!(
+                ", ETA {}",
+                knights::human::human_duration((left - at.elapsed().as_secs_f64()).max(0.0))
+            ),
+            _ if rate > 0.0 => format!(
                 ", ETA {}",
                 knights::human::human_duration((u.total - done) as f64 / rate)
-            )
-        } else {
-            String::new()
+            ),
+            _ => String::new(),
         };
         format!(
             "; {} of {} pieces done, {} tour{} so far{eta}",
@@ -267,6 +276,10 @@ impl Observer for Progress {
         }
         *self.layer.lock().expect("no panic holding the lock") = Some(p.clone());
     }
+
+    fn rest(&self, seconds: f64) {
+        *self.rest.lock().expect("no panic holding the lock") = Some((Instant::now(), seconds));
+    }
 }
 
 /// Warnings and notes on standard error, with no progress display (for `merge`).
@@ -284,5 +297,39 @@ impl Observer for Stderr {
         if !self.quiet {
             eprintln!("knights: {message}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer() -> LayerProgress {
+        LayerProgress {
+            done: 3,
+            total: 17,
+            states: 1000,
+            bytes: 1 << 20,
+            phase: "crossing",
+            piece: Some((4, 10)),
+        }
+    }
+
+    #[test]
+    fn the_eta_is_the_engine_s_projection_where_it_gave_one() {
+        let p = Progress::new(Mode::Plain, false);
+        p.units(10, 4, 0);
+        p.layer(&layer());
+        // no piece counted by this process yet: no rate, no ETA
+        assert!(!p.line().unwrap().contains("ETA"), "{:?}", p.line());
+        p.unit_done(5);
+        // one piece in a moment: the mean rate says 5 pieces in no time at all
+        let by_rate = p.line().unwrap();
+        assert!(by_rate.contains("ETA"), "{by_rate}");
+        assert!(!by_rate.contains("hours"), "{by_rate}");
+        // the engine says 5,000 s (1.4 hours, however long the test takes to get here)
+        p.rest(5000.0);
+        let line = p.line().unwrap();
+        assert!(line.ends_with("ETA 1.4 hours"), "{line}");
     }
 }

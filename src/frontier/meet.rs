@@ -352,9 +352,10 @@ impl<K: Key> Run<'_, K> {
             if resumed == 0 {
                 took.insert(i, spent - began);
             }
+            let rest = by_class(&took, &classes, todo[n + 1..].iter().copied())
+                .map_or(spent / done as f64 * (todo.len() - done) as f64, |r| r.0);
+            self.obs.rest(rest);
             if spent >= 10.0 && done < todo.len() {
-                let rest = by_class(&took, &classes, todo[n + 1..].iter().copied())
-                    .map_or(spent / done as f64 * (todo.len() - done) as f64, |r| r.0);
                 self.obs.info(&format!(
                     "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {} (each piece at the mean time of the pieces counted of its class)",
                     i + 1,
