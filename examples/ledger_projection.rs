@@ -1,8 +1,8 @@
 //! How well the pieces left of a ledger can be projected from the pieces counted:
-//! `cargo run --release --example ledger_projection [DIR] [DRAWS]` (default `results/open8`,
-//! 20,000 draws).
+//! `cargo run --release --example ledger_projection [DIR] [DRAWS] [SHARDS]` (default
+//! `results/open8`, 20,000 draws, 16 shards).
 //!
-//! Two studies, both over the records that carry CPU time (the truth each projection is held
+//! Three studies, all over the records that carry CPU time (the truth each projection is held
 //! against is their own sum, so nothing outside the ledger is assumed):
 //!
 //! 1. **As the ledger grew.** Pieces are counted in order of their number; after the first N of
@@ -15,12 +15,15 @@
 //!    the largest included, each projected at its sample's mean). For each plan, DRAWS samples
 //!    (a fixed seed): the spread of projection / truth, the share within a factor of 2, and the
 //!    CPU the sample itself costs.
+//! 3. **Shards.** The CPU time each shard of a run cut into SHARDS (`--shard K/SHARDS`) would
+//!    take, from the records of its pieces (a shard counts one run of the tree's nodes): what a
+//!    cluster job of that many nodes waits for.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use knights::count::ledger;
-use knights::frontier::by_class;
+use knights::frontier::{by_class, tree_order};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -28,6 +31,9 @@ fn main() {
     let draws: usize = args
         .next()
         .map_or(20_000, |a| a.parse().expect("a number of draws"));
+    let shards: usize = args
+        .next()
+        .map_or(16, |a| a.parse().expect("a number of shards"));
     let status = match ledger::status(&dir) {
         Ok(s) => s,
         Err(e) => {
@@ -53,6 +59,52 @@ fn main() {
     );
     as_it_grew(cpu, &classes);
     drawn(cpu, &classes, draws);
+    by_shard(cpu, &status.done, classes.len(), shards);
+}
+
+/// Study 3: each shard's CPU time, from the records of its pieces (the ledger's pieces are
+/// the tree's nodes in order, one shard's numbering).
+fn by_shard(
+    cpu: &BTreeMap<usize, f64>,
+    done: &std::collections::BTreeSet<usize>,
+    pieces: usize,
+    shards: usize,
+) {
+    let mut runs: Vec<Vec<u64>> = vec![Vec::new(); shards];
+    for (i, &node) in tree_order(pieces, shards).iter().enumerate() {
+        runs[i % shards].push(node);
+    }
+    println!("| shard (of {shards}) | nodes | CPU (h) | pieces without figures |");
+    println!("|---:|---|---:|---:|");
+    for (k, nodes) in runs.iter().enumerate() {
+        // (+ 0.0: an empty sum of floats is -0.0)
+        let secs = nodes
+            .iter()
+            .filter_map(|n| cpu.get(&(*n as usize)))
+            .sum::<f64>()
+            + 0.0;
+        let missing = nodes
+            .iter()
+            .filter(|n| !cpu.contains_key(&(**n as usize)))
+            .count();
+        let left = nodes
+            .iter()
+            .filter(|n| !done.contains(&(**n as usize)))
+            .count();
+        let span = match (nodes.first(), nodes.last()) {
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            _ => "none".into(),
+        };
+        println!(
+            "| {k} | {span} | {:.2} | {missing}{} |",
+            secs / 3600.0,
+            if left > 0 {
+                format!(" ({left} not counted yet)")
+            } else {
+                String::new()
+            }
+        );
+    }
 }
 
 /// Study 1: the projection of the rest after the first `n` records, for n in steps.

@@ -1101,7 +1101,8 @@ impl<K: Key> Run<'_, K> {
 /// The tree position of each piece: shard `k` of `shards` counts the pieces `k`, `k + shards`,
 /// ..., and they are its run of positions, so that a shard makes the nodes above its pieces
 /// once.
-pub(crate) fn order(pieces: usize, shards: usize) -> Vec<u64> {
+#[must_use]
+pub fn order(pieces: usize, shards: usize) -> Vec<u64> {
     let shards = shards.clamp(1, pieces.max(1));
     let mut start = vec![0usize; shards + 1];
     for k in 0..shards {
