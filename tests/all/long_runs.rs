@@ -1857,3 +1857,79 @@ fn lines_of_another_shard_are_said_to_be_ignored() {
     assert!(!err.contains("count as unfinished"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("37,568 directed"));
 }
+
+/// A run begun afresh with 27 pieces or more counts one piece of each class first (how many of
+/// its digits are 1; drawn at random), the lightest class first, then the others in the tree's
+/// order; the total is the count's. A run resumed from its log keeps the tree's order.
+#[test]
+fn a_long_run_counts_a_piece_of_each_class_first() {
+    use knights::count::driver::{self, Job};
+    use knights::count::{CountSpec, Engine};
+    use knights::engine::{Quiet, TreeSize};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("6x6.ckpt");
+    let spec = CountSpec {
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    let mut job = Job::new(
+        "6x6".parse().unwrap(),
+        knights::Piece::knight(),
+        spec,
+        Engine::Frontier,
+    );
+    job.tree = TreeSize {
+        depth: Some(3),
+        leaf_states: None,
+    };
+    job.checkpoint = Some(ck.clone());
+    let o = driver::run(&job, &AtomicBool::new(false), &Quiet).unwrap();
+    assert_eq!(o.count.directed, OPEN_6X6.into());
+    assert_eq!(o.units, 27);
+    let text = fs::read_to_string(&ck).unwrap();
+    let param: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("split "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let classes = knights::frontier::piece_classes(param, 27, 1).unwrap();
+    let written: Vec<usize> = text
+        .lines()
+        .skip(HEADER_LINES)
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(written.len(), 27, "{text}");
+    let first: Vec<u8> = written[..4].iter().map(|&i| classes[i]).collect();
+    assert_eq!(first, [0, 1, 2, 3], "{written:?}");
+    assert!(written[4..].is_sorted(), "{written:?}");
+    // stopped after two pieces and resumed: the resumed run draws nothing
+    struct StopAfter<'a>(&'a AtomicBool, AtomicUsize);
+    impl knights::engine::Observer for StopAfter<'_> {
+        fn unit_done(&self, _tours: u64) {
+            if self.1.fetch_add(1, Ordering::SeqCst) + 1 == 2 {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let ck = dir.path().join("again.ckpt");
+    job.checkpoint = Some(ck.clone());
+    let stop = AtomicBool::new(false);
+    let o = driver::run(&job, &stop, &StopAfter(&stop, AtomicUsize::new(0))).unwrap();
+    assert!(!o.finished, "stopped");
+    let o = driver::run(&job, &AtomicBool::new(false), &Quiet).unwrap();
+    assert_eq!(o.count.directed, OPEN_6X6.into());
+    let written: Vec<usize> = fs::read_to_string(&ck)
+        .unwrap()
+        .lines()
+        .skip(HEADER_LINES)
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(written.len(), 27, "{written:?}");
+    // (a resumed log holds its records in order of their pieces)
+    let mut first: Vec<u8> = written[..2].iter().map(|&i| classes[i]).collect();
+    first.sort_unstable();
+    assert_eq!(first, [0, 1], "{written:?}");
+    assert!(written[2..].is_sorted(), "{written:?}");
+}
