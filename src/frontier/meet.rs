@@ -17,7 +17,9 @@
 //!   cut and the right table one column before it, kept in the split file beside the checkpoint.
 //! - **Pieces**: the nodes of depth `d` (`3^d` pieces, `d` from the shared tables' size and the
 //!   number of shards), numbered so that each shard's pieces are one run of the tree and its
-//!   nodes above them are made once a process.
+//!   nodes above them are made once a process. A long run begun afresh counts one piece of each
+//!   *class* first (how many of its digits are 1, which sets its time), drawn at random, and
+//!   projects the rest by class ([`sample_first`], [`by_class`]).
 //! - **In a piece**: a node is cut again, and only that node, while it is too large for memory
 //!   or for a quick leaf; large nodes make their children one at a time and wait on disk while
 //!   they do. A leaf walks the right half's last column to its end, indexes it, walks the
