@@ -1541,12 +1541,7 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     assert_eq!(json_of(&out)["directed"], OPEN_7X6);
     assert_eq!(records(&b), 0, "a piece of the ledger was counted again");
     // the ledger's status: every piece there, the figures summed
-    let out = knights()
-        .args(["status", path_str(&led), "--json"])
-        .output()
-        .unwrap();
-    assert_succeeded(&out);
-    let s = json_of(&out);
+    let s = status_json(&led);
     assert_eq!(s["directed"], OPEN_7X6);
     assert_eq!(s["ledger"]["pieces_left"], 0);
     assert_eq!(s["ledger"]["records_with_figures"], 9);
@@ -1567,11 +1562,7 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
             .unwrap();
         cpu.push(secs);
     }
-    let out = knights()
-        .args(["status", path_str(&part), "--json"])
-        .output()
-        .unwrap();
-    let s = json_of(&out);
+    let s = status_json(&part);
     assert_eq!(s["ledger"]["pieces_left"], 2, "{s}");
     let by_class = s["ledger"]["projected_seconds_left_by_class"]
         .as_f64()
@@ -1664,11 +1655,7 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     // and its figures are not this count's: status sums the ledger's own records only
     let stray = &ledger_files(&other)[0];
     fs::copy(stray, led.join("stray.log")).unwrap();
-    let out = knights()
-        .args(["status", path_str(&led), "--json"])
-        .output()
-        .unwrap();
-    let s = json_of(&out);
+    let s = status_json(&led);
     assert_eq!(s["ledger"]["records_with_figures"], 9, "{s}");
 }
 
