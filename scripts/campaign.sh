@@ -23,7 +23,7 @@
 # the result to results/eight.md (or --record FILE) as a table row (exit 1 on a difference).
 # With --quarters it draws N from each quarter of the cut's pieces (numbered 0 to UNITS-1) that
 # the ledger holds pieces of, so one run checks the whole ledger, early pieces and late;
-# --quarter Q (0 to 3) draws N from that quarter alone (one not checked yet).
+# --quarter Q (0 to 3) draws N from that quarter alone (for instance one not checked yet).
 #
 # KNIGHTS names the binary (default: target/release/knights, built when missing).
 set -euo pipefail
@@ -67,6 +67,10 @@ if [ -n "$only_quarter" ] && ! [[ "$only_quarter" =~ ^[0-3]$ ]]; then
 fi
 if ! [[ "$verify" =~ ^[0-9]+$ ]]; then
     echo "campaign.sh: --verify '$verify' is not a whole number" >&2
+    exit 2
+fi
+if [ "$quarters" = 1 ] && [ "$verify" = 0 ]; then
+    echo "campaign.sh: --quarters and --quarter choose the pieces of --verify N; give --verify N" >&2
     exit 2
 fi
 

@@ -163,20 +163,11 @@ impl Progress {
         let done = u.done.load(Ordering::Relaxed);
         let tours = u.tours.load(Ordering::Relaxed);
         let rate = Self::rate(u, done, secs);
-        // the engine's projection where it gave one (the time left when it was made, less the
-        // time since, never below nothing), else the pieces' mean rate
         let rest = *self.rest.lock().expect("no panic holding the lock");
-        let eta = match rest {
-            Some((at, left)) if done < u.total => format!(
-                ", ETA {}",
-                knights::human::human_duration((left - at.elapsed().as_secs_f64()).max(0.0))
-            ),
-            _ if rate > 0.0 => format!(
-                ", ETA {}",
-                knights::human::human_duration((u.total - done) as f64 / rate)
-            ),
-            _ => String::new(),
-        };
+        let left = rest.map(|(at, left)| left - at.elapsed().as_secs_f64());
+        let eta = eta(left, done, u.total, rate).map_or(String::new(), |s| {
+            format!(", ETA {}", knights::human::human_duration(s))
+        });
         format!(
             "; {} of {} pieces done, {} tour{} so far{eta}",
             group(done),
@@ -282,6 +273,16 @@ impl Observer for Progress {
     }
 }
 
+/// The seconds left: the engine's projection where it gave one (`left`: the time left when it
+/// was made, less the time since) while it is not overdue, else the pieces' mean `rate`.
+fn eta(left: Option<f64>, done: u64, total: u64, rate: f64) -> Option<f64> {
+    match left {
+        Some(left) if done < total && left > 0.0 => Some(left),
+        _ if rate > 0.0 => Some((total - done) as f64 / rate),
+        _ => None,
+    }
+}
+
 /// Warnings and notes on standard error, with no progress display (for `merge`).
 pub(crate) struct Stderr {
     /// Drop the notes, keep the warnings.
@@ -331,5 +332,16 @@ mod tests {
         p.rest(5000.0);
         let line = p.line().unwrap();
         assert!(line.ends_with("ETA 1.4 hours"), "{line}");
+    }
+
+    #[test]
+    fn an_overdue_projection_gives_way_to_the_mean_rate() {
+        // 5 of 10 pieces left at half a piece a second: 10 s
+        assert_eq!(eta(Some(100.0), 5, 10, 0.5), Some(100.0));
+        assert_eq!(eta(Some(-1.0), 5, 10, 0.5), Some(10.0), "overdue");
+        assert_eq!(eta(Some(0.0), 5, 10, 0.5), Some(10.0), "overdue");
+        assert_eq!(eta(None, 5, 10, 0.5), Some(10.0));
+        assert_eq!(eta(Some(100.0), 10, 10, 0.5), Some(0.0), "all done");
+        assert_eq!(eta(Some(-1.0), 5, 10, 0.0), None, "no rate yet");
     }
 }

@@ -329,13 +329,14 @@ impl Status {
             (0, _) => {}
             (n, Some(secs)) => {
                 let cores = crate::engine::cores();
+                let by_class = self.left_by_class();
                 s += &format!(
                     "left: {n} piece{}, about {} on this machine's {cores} core{}",
                     plural(n as u64),
-                    human_duration(self.left_by_class().map_or(secs, |c| c.0)),
+                    human_duration(by_class.map_or(secs, |c| c.0)),
                     plural(cores as u64)
                 );
-                match self.left_by_class() {
+                match by_class {
                     Some((_, unmeasured)) => {
                         s += " (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut";
                         if unmeasured > 0 {

@@ -19,7 +19,8 @@
 //!   number of shards), numbered so that each shard's pieces are one run of the tree and its
 //!   nodes above them are made once a process. A long run begun afresh counts one piece of each
 //!   *class* first (how many of its digits are 1, which sets its time), drawn at random, and
-//!   projects the rest by class ([`sample_first`], [`by_class`]).
+//!   projects the rest by class ([`sample_first`], [`by_class`]); each of those few pieces
+//!   makes its own nodes above it.
 //! - **In a piece**: a node is cut again, and only that node, while it is too large for memory
 //!   or for a quick leaf; large nodes make their children one at a time and wait on disk while
 //!   they do. A leaf walks the right half's last column to its end, indexes it, walks the
@@ -324,7 +325,8 @@ impl<K: Key> Run<'_, K> {
         let Some(roots) = self.roots(cut)? else {
             return Ok(self.interrupted());
         };
-        // a run of this cut begun now (none of its pieces in the log)
+        // a run whose log records no cut yet (begun now, or kept in a ledger alone): it may
+        // count a sample of every class first
         let fresh = todo.is_none();
         let (split, mut todo) = match todo {
             Some(t) => t,
@@ -352,7 +354,17 @@ impl<K: Key> Run<'_, K> {
         // each piece's seconds, for the rest's projection by class (pieces differ by their class
         // far more than by anything else: 8x8 open's 5 s to an hour)
         let classes = piece_classes(split.param, split.pieces, shards as u32).unwrap_or_default();
-        let sampled = if fresh {
+        // the piece a stop left half done goes first, whatever the order it was begun in (a
+        // sample's): beginning another would drop its leaves
+        let mut half_done = false;
+        if let Some((i, _)) = self.leaves.held() {
+            if let Some(at) = todo.iter().position(|&t| t as u64 == i) {
+                let i = todo.remove(at);
+                todo.insert(0, i);
+                half_done = true;
+            }
+        }
+        let sampled = if fresh && !half_done {
             sample_first(&mut todo, &classes, split.fingerprint)
         } else {
             0
@@ -408,17 +420,32 @@ impl<K: Key> Run<'_, K> {
             if resumed == 0 {
                 took.insert(i, spent - began);
             }
-            let rest = by_class(&took, &classes, todo[n + 1..].iter().copied())
-                .map_or(spent / done as f64 * (todo.len() - done) as f64, |r| r.0);
-            self.obs.rest(rest);
-            if n + 1 == sampled {
+            let (rest, unmeasured) = by_class(&took, &classes, todo[n + 1..].iter().copied())
+                .unwrap_or((spent / done as f64 * (todo.len() - done) as f64, 0));
+            // while classes are still unseen (the sample's heavier pieces to come), the
+            // projection would take them at the lighter ones' time: none is given
+            if unmeasured == 0 {
+                self.obs.rest(rest);
+            }
+            if spent < 10.0 || done == todo.len() {
+                // a short count, or its end: nothing to say
+            } else if n + 1 < sampled {
+                // the sample's pieces are said as the others are, without a projection
+                self.obs.info(&format!(
+                    "piece {} of {} counted, {} of the {sampled} drawn first, in {}",
+                    i + 1,
+                    split.pieces,
+                    n + 1,
+                    human_duration(spent)
+                ));
+            } else if n + 1 == sampled {
                 self.obs.info(&format!(
                     "the {sampled} pieces drawn, one of each class, took {}; the other {} projected at {}, each at the time of its class's piece",
                     human_duration(spent),
                     todo.len() - sampled,
                     human_duration(rest)
                 ));
-            } else if spent >= 10.0 && done < todo.len() {
+            } else {
                 self.obs.info(&format!(
                     "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {} (each piece at the mean time of the pieces counted of its class)",
                     i + 1,

@@ -1783,6 +1783,13 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
         String::from_utf8_lossy(&out.stderr).contains("--quarter '4' is not a quarter"),
         "{out:?}"
     );
+    // a quarter without --verify would start the whole count: refused
+    let out = run(&["--quarter", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("give --verify N"),
+        "{out:?}"
+    );
     // a record whose count was changed by hand is found out (exit 1), whatever its checksum says
     let changed = files
         .iter()
@@ -1919,4 +1926,60 @@ fn a_long_run_counts_a_piece_of_each_class_first() {
     first.sort_unstable();
     assert_eq!(first, [0, 1], "{written:?}");
     assert!(written[2..].is_sorted(), "{written:?}");
+    // stopped inside the third piece drawn (leaves of one state each: many a piece): the run
+    // resumed takes that piece first and goes on from its leaves
+    struct StopInside<'a> {
+        stop: &'a AtomicBool,
+        pieces: std::sync::Mutex<Vec<usize>>,
+        layers: AtomicUsize,
+        said: std::sync::Mutex<Vec<String>>,
+    }
+    impl knights::engine::Observer for StopInside<'_> {
+        fn layer(&self, p: &knights::engine::LayerProgress) {
+            let Some((i, _)) = p.piece else { return };
+            let mut seen = self.pieces.lock().unwrap();
+            if seen.last() != Some(&i) {
+                seen.push(i);
+            }
+            if seen.len() == 3 && self.layers.fetch_add(1, Ordering::SeqCst) == 40 {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+        fn info(&self, message: &str) {
+            self.said.lock().unwrap().push(message.to_string());
+        }
+    }
+    let watch = |stop| StopInside {
+        stop,
+        pieces: std::sync::Mutex::new(Vec::new()),
+        layers: AtomicUsize::new(0),
+        said: std::sync::Mutex::new(Vec::new()),
+    };
+    let ck = dir.path().join("inside.ckpt");
+    job.checkpoint = Some(ck.clone());
+    job.tree.leaf_states = Some(1);
+    let stop = AtomicBool::new(false);
+    let first = watch(&stop);
+    let o = driver::run(&job, &stop, &first).unwrap();
+    assert!(!o.finished, "stopped");
+    let third = first.pieces.lock().unwrap()[2];
+    assert_eq!(classes[third], 2, "the third piece drawn is of class 2");
+    // (this watcher's flag is not the run's: it stops nothing)
+    let ignored = AtomicBool::new(false);
+    let again = watch(&ignored);
+    let o = driver::run(&job, &AtomicBool::new(false), &again).unwrap();
+    assert!(
+        o.finished,
+        "finished: done {} of {}",
+        o.units_done, o.units_mine
+    );
+    assert_eq!(o.count.directed, OPEN_6X6.into());
+    let said = again.said.lock().unwrap();
+    let want = format!("piece {}: ", third + 1);
+    assert!(
+        said.iter()
+            .any(|m| m.starts_with(&want) && m.contains("counted before it stopped")),
+        "{said:?}"
+    );
+    assert_eq!(again.pieces.lock().unwrap().first(), Some(&third));
 }
