@@ -5,7 +5,7 @@
 #
 #   scripts/campaign.sh [--hours H] [--board "8x8"] [--ledger DIR] [--work DIR]
 #                       [--max-memory SIZE] [--threads N] [--no-commit]
-#   scripts/campaign.sh --verify N [--quarters | --quarter Q] [--board ...] [--ledger DIR]
+#   scripts/campaign.sh --verify N [--quarters | --quarter Q[,Q...]] [--board ...] [--ledger DIR]
 #                       [--max-memory SIZE] [--record FILE]
 #
 # The count skips every piece the ledger holds (`knights count --ledger DIR`), writes each piece
@@ -23,7 +23,8 @@
 # the result to results/eight.md (or --record FILE) as a table row (exit 1 on a difference).
 # With --quarters it draws N from each quarter of the cut's pieces (numbered 0 to UNITS-1) that
 # the ledger holds pieces of, so one run checks the whole ledger, early pieces and late;
-# --quarter Q (0 to 3) draws N from that quarter alone (for instance one not checked yet).
+# --quarter Q (0 to 3, or several: 2,3) draws N from each quarter named alone (for instance those
+# not checked yet).
 #
 # KNIGHTS names the binary (default: target/release/knights, built when missing).
 set -euo pipefail
@@ -61,8 +62,8 @@ if [ -n "$hours" ] && ! [[ "$hours" =~ ^[0-9]+([.][0-9]+)?$ ]]; then
     echo "campaign.sh: --hours '$hours' is not a number of hours" >&2
     exit 2
 fi
-if [ -n "$only_quarter" ] && ! [[ "$only_quarter" =~ ^[0-3]$ ]]; then
-    echo "campaign.sh: --quarter '$only_quarter' is not a quarter (0, 1, 2 or 3)" >&2
+if [ -n "$only_quarter" ] && ! [[ "$only_quarter" =~ ^[0-3](,[0-3])*$ ]]; then
+    echo "campaign.sh: --quarter '$only_quarter' is not a quarter (0, 1, 2 or 3) or a list of them (2,3)" >&2
     exit 2
 fi
 if ! [[ "$verify" =~ ^[0-9]+$ ]]; then
@@ -103,7 +104,8 @@ if [ "$verify" -gt 0 ]; then
     if [ "$quarters" = 1 ]; then
         units=$(find "$ledger" -name 'piece-*.log' | head -1 | xargs sed -n 's/^units //p')
         picks=()
-        for q in ${only_quarter:-0 1 2 3}; do
+        named=${only_quarter:-0,1,2,3}
+        for q in ${named//,/ }; do
             mapfile -t -O "${#picks[@]}" picks < <(printf '%s\n' "${records[@]}" |
                 awk -v q="$q" -v u="$units" '$1 * 4 >= q * u && $1 * 4 < (q + 1) * u' | shuf -n "$verify")
         done

@@ -1777,6 +1777,24 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
         .collect();
     assert_eq!(drawn.len(), 2, "{rows}");
     assert!(drawn.iter().all(|&k| quarter_of(k) == 2), "{rows}");
+    // --quarter 0,3: one of each of those two quarters
+    let ends = dir.path().join("ends.md");
+    let out = run(&[
+        "--verify",
+        "1",
+        "--quarter",
+        "0,3",
+        "--record",
+        path_str(&ends),
+    ]);
+    assert_succeeded(&out);
+    let rows = fs::read_to_string(&ends).unwrap();
+    let mut drawn: Vec<usize> = rows
+        .lines()
+        .map(|l| quarter_of(l.split('|').nth(2).unwrap().trim().parse().unwrap()))
+        .collect();
+    drawn.sort_unstable();
+    assert_eq!(drawn, [0, 3], "{rows}");
     let out = run(&["--verify", "1", "--quarter", "4"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
