@@ -75,7 +75,7 @@ pub(crate) fn depth_of_param(param: usize) -> Option<u32> {
 /// The class of each piece of a tree cut recorded as `param`, in `pieces` pieces numbered for
 /// `shards` shards: how many of its digits are 1, the boundary squares where the path crosses
 /// from one side to the other. A piece's cost follows its class far more than its number: the
-/// 8x8 open pieces of class 0 took 19 s of CPU on average, those of class 4 1,285 s
+/// 8x8 open pieces of class 0 took 15 s of CPU on average, those of class 4 1,288 s
 /// (`results/eight.md`), so a projection of the pieces left takes each at its class's mean.
 /// `None` where `param` names no tree cut of that many pieces.
 #[must_use]
@@ -110,7 +110,7 @@ const SAMPLE_PIECES: usize = 27;
 /// counted errs by the classes it has not seen; a piece of each class, the heaviest included,
 /// projects the rest by class (see `examples/ledger_projection.rs`: on the 8x8 open ledger, one
 /// piece of each class drawn at random projected the whole within 0.7 to 1.4 times its CPU time
-/// in 9 draws of 10, twelve pieces drawn from all within 0.3 to 2.3).
+/// in 9 draws of 10, twelve pieces drawn from all within 0.3 to 2.5).
 pub(crate) fn sample_first(todo: &mut Vec<usize>, classes: &[u8], seed: u64) -> usize {
     if todo.len() < SAMPLE_PIECES {
         return 0;
