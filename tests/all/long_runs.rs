@@ -1737,64 +1737,35 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
         2,
         "{rows}"
     );
-    // one piece from each quarter of the cut's pieces, in one run
-    let quarters = dir.path().join("quarters.md");
-    let out = run(&[
-        "--verify",
-        "1",
-        "--quarters",
-        "--record",
-        path_str(&quarters),
-    ]);
-    assert_succeeded(&out);
-    let rows = fs::read_to_string(&quarters).unwrap();
-    let mut seen: Vec<usize> = rows
-        .lines()
-        .map(|l| l.split('|').nth(2).unwrap().trim().parse().unwrap())
-        .collect();
-    seen.sort_unstable();
+    // the quarters of the pieces a verify run draws (`extra` after --verify N), sorted, with
+    // how many pieces it drew
     let quarter_of = |k: usize| k * 4 / units;
+    let quarters_drawn = |n: &str, extra: &[&str], name: &str| -> Vec<usize> {
+        let file = dir.path().join(name);
+        let mut args = vec!["--verify", n];
+        args.extend(extra);
+        args.extend(["--record", path_str(&file)]);
+        assert_succeeded(&run(&args));
+        let rows = fs::read_to_string(&file).unwrap();
+        let mut q: Vec<usize> = rows
+            .lines()
+            .map(|l| quarter_of(l.split('|').nth(2).unwrap().trim().parse().unwrap()))
+            .collect();
+        q.sort_unstable();
+        q
+    };
+    // one piece from each quarter of the cut's pieces, in one run
     assert_eq!(
-        seen.iter().map(|&k| quarter_of(k)).collect::<Vec<_>>(),
-        [0, 1, 2, 3],
-        "{rows}"
+        quarters_drawn("1", &["--quarters"], "quarters.md"),
+        [0, 1, 2, 3]
     );
     // --quarter 2: pieces of that quarter alone
-    let third = dir.path().join("third.md");
-    let out = run(&[
-        "--verify",
-        "2",
-        "--quarter",
-        "2",
-        "--record",
-        path_str(&third),
-    ]);
-    assert_succeeded(&out);
-    let rows = fs::read_to_string(&third).unwrap();
-    let drawn: Vec<usize> = rows
-        .lines()
-        .map(|l| l.split('|').nth(2).unwrap().trim().parse().unwrap())
-        .collect();
-    assert_eq!(drawn.len(), 2, "{rows}");
-    assert!(drawn.iter().all(|&k| quarter_of(k) == 2), "{rows}");
+    assert_eq!(quarters_drawn("2", &["--quarter", "2"], "third.md"), [2, 2]);
     // --quarter 0,3: one of each of those two quarters
-    let ends = dir.path().join("ends.md");
-    let out = run(&[
-        "--verify",
-        "1",
-        "--quarter",
-        "0,3",
-        "--record",
-        path_str(&ends),
-    ]);
-    assert_succeeded(&out);
-    let rows = fs::read_to_string(&ends).unwrap();
-    let mut drawn: Vec<usize> = rows
-        .lines()
-        .map(|l| quarter_of(l.split('|').nth(2).unwrap().trim().parse().unwrap()))
-        .collect();
-    drawn.sort_unstable();
-    assert_eq!(drawn, [0, 3], "{rows}");
+    assert_eq!(
+        quarters_drawn("1", &["--quarter", "0,3"], "ends.md"),
+        [0, 3]
+    );
     let out = run(&["--verify", "1", "--quarter", "4"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
