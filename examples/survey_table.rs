@@ -115,7 +115,7 @@ fn main() {
     md.push('\n');
     for row in &rows {
         let n: u32 = row[0].parse().expect("a size");
-        if n <= 12 || n % 10 == 0 || n == ALL_STARTS_UP_TO {
+        if n <= 12 || n.is_multiple_of(10) || n == ALL_STARTS_UP_TO {
             let _ = writeln!(md, "| {} |", row.join(" | "));
         }
     }

@@ -18,7 +18,7 @@ pub fn group_u64(n: u64) -> String {
 fn group_digits(d: &str) -> String {
     let mut out = String::with_capacity(d.len() + d.len() / 3);
     for (i, ch) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

@@ -38,7 +38,7 @@ impl Search<'_> {
     fn solve(&mut self, r: i32, c: i32, visited: usize) -> u64 {
         self.nodes += 1;
         // Relaxed: the flag only asks the search to give up; nothing is published through it
-        if self.nodes % STOP_EVERY == 0 && self.stop.load(Ordering::Relaxed) {
+        if self.nodes.is_multiple_of(STOP_EVERY) && self.stop.load(Ordering::Relaxed) {
             self.stopped = true;
         }
         if self.stopped {

@@ -33,7 +33,7 @@ fn even_parts(len: u32) -> Option<Vec<u8>> {
 
 /// The parts of a side of at least 5, with its odd part (if any) last.
 fn parts(len: u32) -> Option<Vec<u8>> {
-    if len % 2 == 0 {
+    if len.is_multiple_of(2) {
         return even_parts(len);
     }
     ODD_PARTS.iter().find_map(|&o| {
@@ -86,7 +86,7 @@ impl GridPlan {
         if board.rows < 5 || board.cols < 5 {
             return None;
         }
-        if board.squares() % 2 == 0 {
+        if board.squares().is_multiple_of(2) {
             return Some(GridPlan {
                 board,
                 heights: parts(board.rows)?,

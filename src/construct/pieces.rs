@@ -121,7 +121,7 @@ fn size(s: &str) -> Option<(u8, u8)> {
 /// Parses the cells: two base-36 digits each.
 fn cells(s: &str) -> Option<Vec<Cell>> {
     let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks(2)

@@ -387,7 +387,7 @@ pub fn find_cycle(spec: &Spec, seed: u64, budget: u64) -> Result<Found, SpecErro
         }
         spent += give;
         run += 1;
-        if run % 2 == 0 {
+        if run.is_multiple_of(2) {
             run_budget *= 2;
         }
     }

@@ -248,7 +248,7 @@ impl<'a> Backtrack<'a> {
                 continue;
             }
             budget -= 1;
-            if budget % 65_536 == 0 && deadline.passed() {
+            if budget.is_multiple_of(65_536) && deadline.passed() {
                 return None;
             }
             let w = top.cands[top.at as usize];
@@ -279,7 +279,7 @@ pub(crate) fn with_restarts(
         }
         spent += run_budget;
         run += 1;
-        if run % 4 == 0 {
+        if run.is_multiple_of(4) {
             run_budget *= 2;
         }
     }

@@ -163,7 +163,7 @@ impl<'a> Walk<'a> {
     pub(crate) fn complete(&mut self) -> bool {
         let limit = 64 + self.n() / 8;
         while self.path.len() < self.n() {
-            if self.path.len() % 4096 == 0 && self.deadline.passed() {
+            if self.path.len().is_multiple_of(4096) && self.deadline.passed() {
                 return false;
             }
             match self.choose() {

@@ -683,10 +683,43 @@ pub(crate) mod tests {
         (mates(&pairs), term)
     }
 
+    /// Whether two sides make one tour, by another method than the walk: the graph of the ends
+    /// and both sides' links is one piece (union-find) with as many links as a cycle (closed)
+    /// or a path (open: the terminals leave one end short) through every end has.
+    fn one_tour(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
+        let mut root: Vec<u32> = (0..16).collect();
+        fn find(root: &mut [u32], s: u32) -> u32 {
+            let mut s = s;
+            while root[s as usize] != s {
+                s = root[s as usize];
+            }
+            s
+        }
+        let mut links = 0;
+        for (m, t) in [(lm, lt), (rm, rt)] {
+            for s in (0..16).filter(|&s| ends >> s & 1 != 0 && t >> s & 1 == 0) {
+                let (a, b) = (find(&mut root, s), find(&mut root, link(m, s)));
+                root[a as usize] = b;
+                links += 1;
+            }
+        }
+        // each link was met from both its ends
+        let links = links / 2;
+        let mut pieces: Vec<u32> = (0..16)
+            .filter(|&s| ends >> s & 1 != 0)
+            .map(|s| find(&mut root, s))
+            .collect();
+        pieces.dedup();
+        let n = ends.count_ones();
+        n > 0 && pieces.len() == 1 && links == if closed { n } else { n - 1 }
+    }
+
     #[test]
     fn a_tile_sums_what_the_walk_of_each_pair_joins() {
         let mut rng = fastrand::Rng::with_seed(28);
-        for case in 0..3000 {
+        // (closed, ends, left terminals) -> pairs that joined, pairs that did not
+        let mut seen = std::collections::BTreeMap::<(bool, u32, usize), (u32, u32)>::new();
+        for case in 0..6000 {
             let closed = case % 2 == 0;
             let n = if closed {
                 2 * rng.u32(0..=8)
@@ -720,20 +753,32 @@ pub(crate) mod tests {
             // the walk square by square, and by shuffles where this processor has them
             let walked = walked_sums(&tile, ends, &rights, &counts, closed);
             let sums = tile_sums(&tile, ends, &rights, &counts, closed);
-            for (x, &(lm, lt)) in tile.iter().enumerate() {
-                assert_eq!(walked[x], sums[x], "case {case}, lane {x}");
-                let want: u128 = rights
-                    .iter()
-                    .zip(&counts)
-                    .filter(|(r, _)| joins(lm, lt, r.mates, r.term, ends, closed))
-                    .map(|(_, &c)| u128::from(c))
-                    .sum();
+            for (x, &(lm, lt_bits)) in tile.iter().enumerate() {
+                let mut want = 0u128;
+                for (r, &c) in rights.iter().zip(&counts) {
+                    let tour = one_tour(lm, lt_bits, r.mates, r.term, ends, closed);
+                    assert_eq!(tour, joins(lm, lt_bits, r.mates, r.term, ends, closed));
+                    want += if tour { u128::from(c) } else { 0 };
+                    let e = seen.entry((closed, n, lt)).or_default();
+                    *(if tour { &mut e.0 } else { &mut e.1 }) += 1;
+                }
+                assert_eq!(walked[x], want, "case {case}, lane {x}: the walk");
                 assert_eq!(
                     sums[x], want,
                     "case {case}, lane {x}, {n} ends, closed {closed}"
                 );
             }
         }
+        // every number of ends from 3 (closed: every walk length, 2 to 8 steps) and every
+        // split of the terminals met pairs that join and pairs that do not (with 1 or 2 ends
+        // every pair joins)
+        for (key, (yes, no)) in &seen {
+            let (_, n, _) = *key;
+            if n >= 3 {
+                assert!(*yes > 0 && *no > 0, "{key:?}: {yes} joined, {no} did not");
+            }
+        }
+        assert!(seen.len() > 30, "{} kinds of case", seen.len());
     }
 
     #[test]

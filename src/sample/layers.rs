@@ -275,7 +275,7 @@ fn forward<K: Key>(
                 walk.n
             ));
         }
-        if (i as u32 + 1) % walk.w == 0 {
+        if (i as u32 + 1).is_multiple_of(walk.w) {
             ends.push(next.len() as u64);
             let states = projected(&ends, walk.w, walk.len);
             let need = states * per as f64;

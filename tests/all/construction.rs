@@ -67,7 +67,7 @@ fn strategy_for(b: Board) -> Strategy {
 fn allowed(b: Board, rng: &mut fastrand::Rng) -> Square {
     loop {
         let sq = Square::new(rng.u32(..b.rows), rng.u32(..b.cols));
-        if b.squares() % 2 == 0 || Board::colour(sq) == 0 {
+        if b.squares().is_multiple_of(2) || Board::colour(sq) == 0 {
             return sq;
         }
     }
@@ -112,7 +112,7 @@ fn random_large_shapes() {
         };
         let from = allowed(b, &mut rng);
         tour(b, false, from, strategy_for(b));
-        if b.squares() % 2 == 0 {
+        if b.squares().is_multiple_of(2) {
             let from = allowed(b, &mut rng);
             tour(b, true, from, strategy_for(b));
         }

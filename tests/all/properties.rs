@@ -161,7 +161,7 @@ proptest! {
     fn knight_tours_on_transposed_boards(rows in 5..=30u32, cols in 5..=30u32, closed: bool) {
         let b = Board::new(rows, cols).unwrap();
         let k = Piece::knight();
-        let closed = closed && b.squares() % 2 == 0;
+        let closed = closed && b.squares().is_multiple_of(2);
         let opts = FindOptions::new(closed, None, 3);
         prop_assert!(check_found(b, &k, &opts, &find_tour(b, &k, &opts))?);
         prop_assert!(check_found(b.transposed(), &k, &opts, &find_tour(b.transposed(), &k, &opts))?);
