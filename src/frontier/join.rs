@@ -537,19 +537,32 @@ mod shuffle {
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set_epi8, _mm_shuffle_epi8,
     };
 
-    /// Whether the processor has the byte shuffle (SSSE3), asked once.
-    pub(super) fn available() -> bool {
-        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *HAS.get_or_init(|| std::is_x86_feature_detected!("ssse3"))
-    }
+    /// Proof that the processor has the byte shuffle (SSSE3): made only where it does.
+    #[derive(Clone, Copy)]
+    pub(super) struct Ssse3(());
 
-    /// A bit for each of `left` whose pieces, with `right`'s, make one cycle of `half` steps
-    /// through the end `s0`.
-    #[inline]
-    pub(super) fn once_round(left: &[[u8; 16]], right: [u8; 16], s0: u32, half: u32) -> u32 {
-        assert!(available(), "the caller asked the processor");
-        // SAFETY: the processor has SSSE3 (asked just above); the function needs nothing else.
-        unsafe { once_round_ssse3(left, right, s0, half) }
+    impl Ssse3 {
+        /// The proof, where the processor has the shuffle (asked once a process).
+        pub(super) fn detect() -> Option<Ssse3> {
+            static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+            HAS.get_or_init(|| std::is_x86_feature_detected!("ssse3"))
+                .then_some(Ssse3(()))
+        }
+
+        /// A bit for each of `left` whose pieces, with `right`'s, make one cycle of `half`
+        /// steps through the end `s0`.
+        #[inline]
+        pub(super) fn once_round(
+            self,
+            left: &[[u8; 16]],
+            right: [u8; 16],
+            s0: u32,
+            half: u32,
+        ) -> u32 {
+            // SAFETY: an `Ssse3` is made only where the processor has SSSE3, and the function
+            // needs nothing else.
+            unsafe { once_round_ssse3(left, right, s0, half) }
+        }
     }
 
     #[target_feature(enable = "ssse3")]
@@ -610,8 +623,8 @@ fn tile_sums(
     closed: bool,
 ) -> [u128; TILE] {
     #[cfg(target_arch = "x86_64")]
-    if shuffle::available() {
-        return shuffled_sums(tile, ends, rights, counts);
+    if let Some(ssse3) = shuffle::Ssse3::detect() {
+        return shuffled_sums(ssse3, tile, ends, rights, counts);
     }
     walked_sums(tile, ends, rights, counts, closed)
 }
@@ -640,7 +653,13 @@ fn walked_sums(
 /// [`tile_sums`] by byte shuffles (the walk's step one shuffle for each pair, the open joins
 /// made closed by [`Cycle`]).
 #[cfg(target_arch = "x86_64")]
-fn shuffled_sums(tile: &[(u64, u32)], ends: u32, rights: &[Right], counts: &[u64]) -> [u128; TILE] {
+fn shuffled_sums(
+    ssse3: shuffle::Ssse3,
+    tile: &[(u64, u32)],
+    ends: u32,
+    rights: &[Right],
+    counts: &[u64],
+) -> [u128; TILE] {
     let mut acc = [0u128; TILE];
     let Some(cycle) = Cycle::of(ends, tile[0].1) else {
         return acc;
@@ -652,7 +671,7 @@ fn shuffled_sums(tile: &[(u64, u32)], ends: u32, rights: &[Right], counts: &[u64
     let left = &left[..tile.len()];
     for (r, &rc) in rights.iter().zip(counts) {
         let right = bytes(cycle.close(r.mates, r.term));
-        let tours = shuffle::once_round(left, right, cycle.s0, cycle.half);
+        let tours = ssse3.once_round(left, right, cycle.s0, cycle.half);
         for (x, a) in acc.iter_mut().enumerate().take(tile.len()) {
             *a += u128::from(rc & 0u64.wrapping_sub(u64::from(tours >> x & 1)));
         }
