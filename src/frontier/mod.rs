@@ -203,6 +203,18 @@ const SECONDS_PER_STATE: f64 = 3e-7;
 /// on boards 5 to 7 wide, the joins included).
 const SECONDS_PER_READ: f64 = 2.5e-7;
 
+/// How many times [`SECONDS_PER_READ`] a read costs where a state takes two words (boards 8
+/// wide): as the up-front projection counts reads, 8x8 closed took 0.64 µs a read, 8x9 closed
+/// 0.77 and 8x8 open (its ledger's CPU time) 0.5. Their keys and entries are twice and one and a
+/// half times as wide, and their joins pair more states for each read (a sixth of the time of
+/// 8x9 closed in a profile, against a fortieth of 7x7's).
+const WIDE_READ_COST: f64 = 2.5;
+
+/// The cost of a read relative to [`SECONDS_PER_READ`] for keys of type `K`.
+fn read_cost<K: Key>() -> f64 {
+    if K::BYTES > 8 { WIDE_READ_COST } else { 1.0 }
+}
+
 /// Estimates the largest layer of a frontier count from a probe: the real walk to about
 /// `PROBE_STATES` (2,000,000) states, then per column each growth ratio the square root of the last (the
 /// knight's layers on 7x7 grow 1,272 times from column 2 to 3, then 15 times), no growth past
@@ -795,7 +807,7 @@ impl<'a, K: Key> Run<'a, K> {
                 (
                     states,
                     states * entry / 0.7 + meet::leaf_bytes(leaf, (l + r) as u64, entry as u64),
-                    reads * SECONDS_PER_READ / threads,
+                    reads * SECONDS_PER_READ * read_cost::<K>() / threads,
                 )
             }
             None => {
