@@ -8,7 +8,9 @@
 #
 # It reads the record lines as they are written (`knights count --ledger DIR`): "PIECE COUNT
 # TIME key=value... CRC" (the count undirected where the run merges mirror images); `knights
-# merge DIR/*` is what checks them and sums them exactly.
+# merge DIR/*` is what checks them and sums them exactly. A record with resumed_parts=N (a piece
+# that went on from parts an earlier run counted) has the rest's times only: they are shown
+# with "(rest)" and left out of the figures.
 set -euo pipefail
 dir=${1:-results/open8}
 [ -d "$dir" ] || { echo "ledger-table.sh: '$dir' is not a folder" >&2; exit 2; }
@@ -62,6 +64,8 @@ function class(p,   i, c) {
     n++; piece[n] = $1; count[n] = $2
     w = fig("wall_s"); c = fig("cpu_s"); m = fig("peak_mib"); k = fig("commit")
     wall[n] = w; cpu[n] = c; peak[n] = m; commit[n] = k
+    # a piece that went on from parts an earlier run counted: its times are of the rest only
+    if (fig("resumed_parts") != "") { wall[n] = w " (rest)"; cpu[n] = c " (rest)"; w = ""; c = ""; rest++ }
     if (w != "") { nw++; W[nw] = w; sw += w }
     if (c != "") {
         nc++; C[nc] = c; sc += c
@@ -71,7 +75,9 @@ function class(p,   i, c) {
     total += $2
 }
 END {
-    printf "%d pieces recorded; %d with wall and CPU time, %d with peak memory; CPU in all %.2f hours, wall %.2f hours\n\n", n, nc, nm, sc / 3600, sw / 3600
+    printf "%d pieces recorded; %d with wall and CPU time, %d with peak memory; CPU in all %.2f hours, wall %.2f hours", n, nc, nm, sc / 3600, sw / 3600
+    if (rest) printf "; %d went on from parts an earlier run counted, their times (the rest only) left out", rest
+    printf "\n\n"
     print "| figure | records | least | quarter | median | 9 in 10 under | most | mean |"
     print "|---|---:|---:|---:|---:|---:|---:|---:|"
     if (nw) row("wall (s)", W, nw, "s", 1)

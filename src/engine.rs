@@ -247,6 +247,9 @@ pub trait Host: Sync {
     /// Piece `i` did not fit the memory bound and is left uncounted; the engine goes on with
     /// the next (the time spent on it is no later piece's).
     fn left(&self, _i: usize) {}
+    /// Piece `i` goes on from `leaves` parts counted by an earlier run (the digit tree's
+    /// leaves): the time and memory this run measures for it are its rest's only.
+    fn resumed(&self, _i: usize, _leaves: usize) {}
 }
 
 /// What a run found besides its pieces' counts.

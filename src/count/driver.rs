@@ -587,6 +587,8 @@ struct State {
     id: Option<RunId>,
     /// The piece in progress, measured for the ledger.
     meter: Option<super::ledger::Meter>,
+    /// The piece in progress where it goes on from parts an earlier run counted, and how many.
+    resumed: Option<(usize, usize)>,
 }
 
 /// The driver's side of a run (see [`Host`]): the shard, the checkpoint log and progress.
@@ -742,6 +744,7 @@ impl Host for Runner<'_> {
             log,
             meter: job.ledger.as_ref().map(|_| super::ledger::Meter::start()),
             id: Some(id),
+            resumed: None,
         };
         Ok(todo)
     }
@@ -756,9 +759,14 @@ impl Host for Runner<'_> {
                 return Err(e.into());
             }
         }
+        let resumed = s.resumed.take().filter(|&(p, _)| p == i);
         if let (Some(dir), Some(id), Some(meter)) = (&self.job.ledger, &s.id, &s.meter) {
-            let notes = meter.notes(self.job.thread_count());
-            let notes: Vec<(&str, String)> = notes.into_iter().collect();
+            let mut notes = meter.notes(self.job.thread_count());
+            if let Some((_, leaves)) = resumed {
+                // its figures are the part after the resume: said, so that no projection
+                // takes them for a whole piece's
+                notes.push((super::ledger::RESUMED_NOTE, leaves.to_string()));
+            }
             if let Err(e) = checkpoint::write_ledger(dir, id, i, &count, &notes) {
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());
@@ -797,6 +805,10 @@ impl Host for Runner<'_> {
         if s.meter.is_some() {
             s.meter = Some(super::ledger::Meter::start());
         }
+    }
+
+    fn resumed(&self, i: usize, leaves: usize) {
+        self.state().resumed = Some((i, leaves));
     }
 }
 

@@ -71,6 +71,10 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
     })
 }
 
+/// The note of a ledger record whose piece went on from parts an earlier run counted (the
+/// number of them): its time and memory are the rest's only, and no projection takes them.
+pub const RESUMED_NOTE: &str = "resumed_parts";
+
 /// The figures of the piece in progress, from its start.
 pub struct Meter {
     wall: Instant,
@@ -175,6 +179,9 @@ pub struct Status {
     /// Each piece's class where the cut has them (a digit tree's: see
     /// [`crate::frontier::piece_classes`]).
     pub classes: Option<Vec<u8>>,
+    /// The records of pieces that went on from parts an earlier run counted ([`RESUMED_NOTE`]):
+    /// their CPU time is left out of `cpu`.
+    pub resumed: usize,
 }
 
 /// Records the second projection of [`Status::left`] is taken from.
@@ -207,15 +214,18 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
     let mut cpu: BTreeMap<usize, f64> = BTreeMap::new();
     let mut done = BTreeSet::new();
     let mut classes = None;
+    let mut resumed = 0;
     for l in records.iter().filter(|l| !foreign.contains(&&l.path)) {
         if classes.is_none() && l.id.engine == crate::count::Engine::Frontier.name() {
             classes = crate::frontier::piece_classes(l.id.split, l.id.units, l.id.shard.count);
         }
         done.extend(l.done.keys().copied());
         for (&piece, notes) in &l.notes {
+            let part = notes.iter().any(|(k, _)| k == RESUMED_NOTE);
+            resumed += usize::from(part);
             for (k, v) in notes {
                 match (k.as_str(), v.parse::<f64>()) {
-                    ("cpu_s", Ok(c)) => {
+                    ("cpu_s", Ok(c)) if !part => {
                         cpu.insert(piece, c);
                     }
                     ("peak_mib" | "peak_mib_since_start", Ok(m)) => {
@@ -234,6 +244,7 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         peak_mib,
         done,
         classes,
+        resumed,
     })
 }
 
@@ -325,6 +336,14 @@ impl Status {
                 self.peak_mib
             );
         }
+        if self.resumed > 0 {
+            s += &format!(
+                "{} record{} of pieces that went on from parts an earlier run counted: {} time is the rest's only, left out of the figures\n",
+                self.resumed,
+                plural(self.resumed as u64),
+                if self.resumed == 1 { "its" } else { "their" }
+            );
+        }
         match self.left() {
             (0, _) => {}
             (n, Some(secs)) => {
@@ -373,6 +392,7 @@ impl Status {
             "dir": self.dir.display().to_string(),
             "files": self.files,
             "records_with_figures": self.timed(),
+            "records_resumed": self.resumed,
             "cpu_seconds": self.cpu_seconds(),
             "cpu_seconds_max": self.cpu_max(),
             "peak_mib": self.peak_mib,

@@ -391,6 +391,7 @@ impl<K: Key> Run<'_, K> {
             let began = t.elapsed().as_secs_f64();
             let resumed = self.leaves.begin(i as u64)?;
             if resumed > 0 {
+                host.resumed(i, resumed);
                 self.obs.info(&format!(
                     "piece {}: {resumed} lea{} counted before it stopped, read back from beside the log; going on from there",
                     i + 1,

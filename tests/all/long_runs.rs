@@ -1249,7 +1249,13 @@ fn a_piece_goes_on_from_its_finished_leaves() {
             read,
             "{status}"
         );
-        let out = run();
+        // the run that goes on keeps its pieces in a ledger of its own
+        let led = dir.path().join(format!("ledger-{read}"));
+        let out = knights()
+            .args(tree_5x8(&ck))
+            .args(["--ledger", path_str(&led)])
+            .output()
+            .unwrap();
         assert_eq!(total(&out), whole);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
@@ -1258,6 +1264,40 @@ fn a_piece_goes_on_from_its_finished_leaves() {
             "{err}"
         );
         assert!(!leaves.exists());
+        // piece 5's record says when its figures are the rest's only, and status leaves them
+        // out
+        let records: Vec<String> = ledger_files(&led)
+            .iter()
+            .flat_map(|f| {
+                let text = std::fs::read_to_string(f).unwrap();
+                text.lines()
+                    .skip_while(|l| !l.starts_with("crc "))
+                    .skip(1)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // (the log holds the other pieces: piece 5 is the one counted)
+        assert_eq!(records.len(), 1, "{records:?}");
+        assert!(records[0].starts_with("5 "), "{records:?}");
+        assert_eq!(
+            records[0].contains(" resumed_parts=1 "),
+            read,
+            "{records:?}"
+        );
+        let status = knights()
+            .arg("status")
+            .arg(&led)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let s: Value = serde_json::from_slice(&status.stdout).unwrap();
+        assert_eq!(s["ledger"]["records_resumed"], u64::from(read), "{s}");
+        assert_eq!(
+            s["ledger"]["records_with_figures"],
+            1 - u64::from(read),
+            "{s}"
+        );
     }
 }
 
