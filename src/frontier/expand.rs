@@ -1,7 +1,7 @@
 //! One step of the frontier walk: every way the new square can take its edges, the squares that
 //! leave the window, and the rules that drop states which can no longer become a tour.
 
-use super::layout::{Role, Step};
+use super::layout::{Colours, Role, Step};
 use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_terminal};
 
 /// Adds `step`'s square to `key`: calls `emit(next)` for every state it can lead to and returns
@@ -152,6 +152,8 @@ fn choices<K: Key>(
         Role::Terminal => (false, true),
         Role::Boundary => (true, !closed),
     };
+    // a square that cannot be an end of the path is never made one
+    let terminal = terminal && step.no_end.and(K::bit(0)) == K::ZERO;
     // the new square's digit is its edges, and one more for an end of the path
     let (d0, d1, d2) = (
         digit == ANY || digit == 0,
@@ -203,6 +205,8 @@ fn settle<K: Key>(
         match k.get(s) {
             SAT => {}
             FREE => return None,
+            // a square leaving with one edge becomes an end of the path
+            _ if step.no_end.and(K::bit(s)) != K::ZERO => return None,
             TERM => {
                 if closed || finished {
                     return None;
@@ -226,12 +230,20 @@ fn settle<K: Key>(
         return None;
     }
     let single_free = k.eq_mask(FREE).and(step.single);
-    if closed && single_free != K::ZERO {
+    // a square with no edge and one neighbour left can only be an end
+    if single_free != K::ZERO && (closed || single_free.and(step.no_end) != K::ZERO) {
         return None;
     }
     let mut ends = step.pending;
     if !closed {
-        ends += k.eq_mask(TERM).ones() + single_free.ones();
+        let terms = k.eq_mask(TERM);
+        let held = terms.ones();
+        ends += held + single_free.ones();
+        if let Some(c) = &step.colours {
+            if held > 0 && !ends_differ(k, terms, held, single_free, c) {
+                return None;
+            }
+        }
     }
     if !step.look.is_empty() {
         let sat = k.eq_mask(SAT);
@@ -247,7 +259,7 @@ fn settle<K: Key>(
                 open == K::ZERO
             };
             if one_left {
-                if closed {
+                if closed || l.no_end {
                     return None;
                 }
                 if !l.terminal {
@@ -264,4 +276,25 @@ fn settle<K: Key>(
         k = k.min(perm.apply(k, step.width));
     }
     Some(Settled::State(k))
+}
+
+/// Whether a state can still end with one end of the path on each colour (see
+/// [`super::layout::Colours`]): its `held` pieces that lead to an end of the path (`terms`, the
+/// slots marked so) have ends on different colours where there are two, and where there is one
+/// the square that can only become the other end (`single_free`, if any) is of the other
+/// colour.
+#[inline]
+fn ends_differ<K: Key>(k: K, terms: K, held: u32, single_free: K, c: &Colours<K>) -> bool {
+    let free = k.eq_mask(FREE).and(c.live);
+    let labels = k.label_mask();
+    let pieces = labels.ones() / 2 + held;
+    let free_balance = free.and(c.a).ones() as i32 - free.without(c.a).ones() as i32;
+    let ends_on_a = labels.or(terms).and(c.a).ones() as i32;
+    // the path's ends past the far ends of the marked pieces that are on A
+    let on_a = c.balance - free_balance - ends_on_a + pieces as i32;
+    match held {
+        2 => on_a == 1,
+        1 if single_free != K::ZERO => (on_a == 1) != (single_free.and(c.a) != K::ZERO),
+        _ => true,
+    }
 }

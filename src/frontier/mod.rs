@@ -597,6 +597,8 @@ impl<'a, K: Key> Run<'a, K> {
         }
         let symmetric = symmetric(spec);
         rules.mirror = symmetric;
+        rules.ends_on_majority = !closed && walk.ends_on_majority();
+        rules.ends_differ = !closed && walk.ends_differ();
         let cut = match method {
             Method::Sweep => None,
             Method::Meet | Method::MeetAt(_) => {

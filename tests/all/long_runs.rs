@@ -1422,7 +1422,7 @@ fn size_in(text: &str) -> Option<u64> {
 #[test]
 fn following_a_memory_stops_advice_counts() {
     let mut followed = 0;
-    for start in ["6M", "12M", "20M"] {
+    for start in ["4M", "8M", "12M"] {
         let mut bound = start.to_string();
         let mut tries = 0;
         let total = loop {
