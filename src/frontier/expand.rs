@@ -235,16 +235,14 @@ fn settle<K: Key>(
         return None;
     }
     let mut ends = step.pending;
+    let (mut terms, mut held) = (K::ZERO, 0);
     if !closed {
-        let terms = k.eq_mask(TERM);
-        let held = terms.ones();
+        terms = k.eq_mask(TERM);
+        held = terms.ones();
         ends += held + single_free.ones();
-        if let Some(c) = &step.colours {
-            if held > 0 && !ends_differ(k, terms, held, single_free, c) {
-                return None;
-            }
-        }
     }
+    // the squares ahead that can only be ends, and how many of them are on the corners' colour
+    let (mut ahead, mut ahead_on_a) = (0, 0);
     if !step.look.is_empty() {
         let sat = k.eq_mask(SAT);
         for l in &step.look {
@@ -264,12 +262,22 @@ fn settle<K: Key>(
                 }
                 if !l.terminal {
                     ends += 1;
+                    ahead += 1;
+                    ahead_on_a += u32::from(l.on_a);
                 }
             }
         }
     }
     if ends > 2 {
         return None;
+    }
+    if let Some(c) = &step.colours {
+        if ends == 2
+            && step.pending == 0
+            && !ends_differ(k, terms, held, single_free, ahead, ahead_on_a, c)
+        {
+            return None;
+        }
     }
     let mut k = canonical(k, step.width);
     if let Some(perm) = &step.mirror {
@@ -278,23 +286,33 @@ fn settle<K: Key>(
     Some(Settled::State(k))
 }
 
-/// Whether a state can still end with one end of the path on each colour (see
-/// [`super::layout::Colours`]): its `held` pieces that lead to an end of the path (`terms`, the
-/// slots marked so) have ends on different colours where there are two, and where there is one
-/// the square that can only become the other end (`single_free`, if any) is of the other
-/// colour.
+/// Whether the two ends a state already has or must have lie on different colours (see
+/// [`super::layout::Colours`]): the far ends of its `held` pieces that lead to an end of the path
+/// (`terms`, the slots marked so), the squares with no edge and one neighbour left
+/// (`single_free`), and the `ahead` squares ahead with one usable neighbour left, `ahead_on_a`
+/// of them on the corners' colour (A); two in all.
 #[inline]
-fn ends_differ<K: Key>(k: K, terms: K, held: u32, single_free: K, c: &Colours<K>) -> bool {
-    let free = k.eq_mask(FREE).and(c.live);
-    let labels = k.label_mask();
-    let pieces = labels.ones() / 2 + held;
-    let free_balance = free.and(c.a).ones() as i32 - free.without(c.a).ones() as i32;
-    let ends_on_a = labels.or(terms).and(c.a).ones() as i32;
-    // the path's ends past the far ends of the marked pieces that are on A
-    let on_a = c.balance - free_balance - ends_on_a + pieces as i32;
-    match held {
-        2 => on_a == 1,
-        1 if single_free != K::ZERO => (on_a == 1) != (single_free.and(c.a) != K::ZERO),
-        _ => true,
+fn ends_differ<K: Key>(
+    k: K,
+    terms: K,
+    held: u32,
+    single_free: K,
+    ahead: u32,
+    ahead_on_a: u32,
+    c: &Colours<K>,
+) -> bool {
+    debug_assert_eq!(held + single_free.ones() + ahead, 2);
+    let mut on_a = single_free.and(c.a).ones() + ahead_on_a;
+    if held > 0 {
+        let free = k.eq_mask(FREE).and(c.live);
+        let labels = k.label_mask();
+        let pieces = labels.ones() / 2 + held;
+        let free_balance = free.and(c.a).ones() as i32 - free.without(c.a).ones() as i32;
+        let ends_on_a = labels.or(terms).and(c.a).ones() as i32;
+        // the path's ends at the far ends of the marked pieces that are on A
+        let hidden = c.balance - free_balance - ends_on_a + pieces as i32;
+        debug_assert!((0..=held as i32).contains(&hidden), "{hidden} of {held}");
+        on_a = on_a.wrapping_add(hidden as u32);
     }
+    on_a == 1
 }

@@ -162,6 +162,8 @@ pub(crate) struct Look<K> {
     /// It cannot be an end of the path (see [`Rules::ends_on_majority`]): where it has one
     /// neighbour left the state is dead.
     pub(crate) no_end: bool,
+    /// It is on the corners' colour (read where [`Rules::ends_differ`] holds).
+    pub(crate) on_a: bool,
 }
 
 /// One step of a walk.
@@ -316,11 +318,13 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                             other,
                             terminal: rules.terminals.contains(&u),
                             no_end: no_end(u),
+                            on_a: !walk.minority(u),
                         })
                     })
                     .collect()
             };
-            let no_end_slots = (lo..=t)
+            // (slot `window` is past the key: no square leaves from it, see `window`)
+            let no_end_slots = ((t + 1).saturating_sub(window)..=t)
                 .filter(|&u| no_end(u))
                 .fold(K::ZERO, |m, u| m.or(K::bit(slot(u))));
             let colours = rules.ends_differ.then(|| {

@@ -136,47 +136,46 @@ impl<K: Key> Sweep<'_, K> {
         self.read += node.len();
         let (closed, stop) = (self.closed, self.stop);
         // the states of one task: expanded into its own batches; counts widened where the
-        // step is done again with more words
-        let work = |states: &mut dyn Iterator<Item = (K, Limbs<'_>)>| {
-            let mut batches: Vec<Batch<'_, K>> = builders.iter().map(Batch::new).collect();
-            let mut wide = vec![0u64; limbs];
-            for (key, count) in states {
-                // Relaxed: the flag only asks the workers to stop
-                if stop.load(Ordering::Relaxed) || builders.iter().any(Builder::failed) {
+        // step is done again with more words. The flags are read between runs of states (a
+        // partition, a chunk of the file), not for each state.
+        let failed = || stop.load(Ordering::Relaxed) || builders.iter().any(Builder::failed);
+        let work = |batches: &mut [Batch<'_, K>], wide: &mut [u64], key: K, count: Limbs<'_>| {
+            let words: &[u64] = if count.len() == limbs {
+                &[]
+            } else {
+                wide.fill(0);
+                for (w, c) in wide.iter_mut().zip(count.words()) {
+                    *w = c;
+                }
+                wide
+            };
+            expand_digit(key, step, closed, digit, |next| {
+                if !keep(next) {
                     return;
                 }
-                let words: &[u64] = if count.len() == limbs {
-                    &[]
+                let d = if n == 1 { 0 } else { tree::digit(next.get(0)) };
+                if words.is_empty() {
+                    batches[d].push(next, count);
                 } else {
-                    wide.fill(0);
-                    for (w, c) in wide.iter_mut().zip(count.words()) {
-                        *w = c;
-                    }
-                    &wide
-                };
-                expand_digit(key, step, closed, digit, |next| {
-                    if !keep(next) {
-                        return;
-                    }
-                    let d = if n == 1 { 0 } else { tree::digit(next.get(0)) };
-                    {
-                        if words.is_empty() {
-                            batches[d].push(next, count);
-                        } else {
-                            batches[d].push_words(next, words);
-                        }
-                    }
-                });
-            }
+                    batches[d].push_words(next, words);
+                }
+            });
         };
+        let batches = || -> Vec<Batch<'_, K>> { builders.iter().map(Batch::new).collect() };
         match node {
             Src::Mem(layer) => {
                 let parts = layer.part_count();
                 let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
                 (0..parts.div_ceil(chunk)).into_par_iter().for_each(|c| {
-                    let mut states =
-                        (c * chunk..((c + 1) * chunk).min(parts)).flat_map(|p| layer.part(p));
-                    work(&mut states);
+                    let (mut batches, mut wide) = (batches(), vec![0u64; limbs]);
+                    for p in c * chunk..((c + 1) * chunk).min(parts) {
+                        if failed() {
+                            return;
+                        }
+                        for (key, count) in layer.part(p) {
+                            work(&mut batches, &mut wide, key, count);
+                        }
+                    }
                 });
             }
             Src::Disk(spill) => {
@@ -184,7 +183,16 @@ impl<K: Key> Sweep<'_, K> {
                 let read = spill.chunks(|bytes| {
                     let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
                     bytes.par_chunks(per * stride).for_each(|part| {
-                        work(&mut entries::<K>(part, spill.shape));
+                        let (mut batches, mut wide) = (batches(), vec![0u64; limbs]);
+                        // a part of a file chunk is large: the flags every partition's worth
+                        for run in part.chunks(4096 * stride) {
+                            if failed() {
+                                return;
+                            }
+                            for (key, count) in entries::<K>(run, spill.shape) {
+                                work(&mut batches, &mut wide, key, count);
+                            }
+                        }
                     });
                 });
                 if read.is_err() {

@@ -561,19 +561,27 @@ impl<K: Key> Builder<K> {
             }
             *part = grown;
         }
-        for &k in &keys[..keys.len().min(AHEAD)] {
-            part.prefetch(k.hash64(), shape);
-        }
-        for (i, &k) in keys.iter().enumerate() {
-            if let Some(&ahead) = keys.get(i + AHEAD) {
-                part.prefetch(ahead.hash64(), shape);
+        // each key's hash once, for its fetch ahead and its insert
+        let mut hashes = [0u64; BATCH];
+        for (keys, counts) in keys.chunks(BATCH).zip(counts.chunks(BATCH * limbs)) {
+            for (h, k) in hashes.iter_mut().zip(keys) {
+                *h = k.hash64();
             }
-            if part
-                .add(k, k.hash64(), &counts[i * limbs..(i + 1) * limbs], shape)
-                .is_err()
-            {
-                self.overflow.store(true, Ordering::Relaxed);
-                return;
+            let hashes = &hashes[..keys.len()];
+            for &h in &hashes[..keys.len().min(AHEAD)] {
+                part.prefetch(h, shape);
+            }
+            for (i, &k) in keys.iter().enumerate() {
+                if let Some(&ahead) = hashes.get(i + AHEAD) {
+                    part.prefetch(ahead, shape);
+                }
+                if part
+                    .add(k, hashes[i], &counts[i * limbs..(i + 1) * limbs], shape)
+                    .is_err()
+                {
+                    self.overflow.store(true, Ordering::Relaxed);
+                    return;
+                }
             }
         }
     }

@@ -329,7 +329,7 @@ impl<K: Key> Run<'_, K> {
         steps: &[Step<K>],
         base: usize,
         phase: &'static str,
-        keep: &(dyn Fn(usize, K) -> bool + Sync),
+        keep: &(impl Fn(usize, K) -> bool + Sync),
     ) -> Result<Layer<K>, RunError> {
         let mut layer: Option<Layer<K>> = None;
         for (i, step) in steps.iter().enumerate() {
