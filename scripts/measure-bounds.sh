@@ -6,11 +6,12 @@
 #   scripts/measure-bounds.sh "7x7" "7x8" "8x8 --closed" -- default 4G 2G 1G 512M 256M
 #
 # `default` is the engine's own bound (three quarters of the machine's memory). Each count is
-# run alone: stop other work first. KNIGHTS names the binary (default target/release/knights).
+# run alone: stop other work first. KNIGHTS names the binary (default target/release/knights), OUT
+# the CSV file (default results/bounds.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${KNIGHTS:-target/release/knights}
-OUT=results/bounds.csv
+OUT=${OUT:-results/bounds.csv}
 boards=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do boards+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
