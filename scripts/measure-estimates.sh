@@ -8,11 +8,12 @@
 #   scripts/measure-estimates.sh "6x6" "7x7 --closed" "5x12"
 #
 # Each count runs with --force (so that the projection is measured, not obeyed) and alone: stop
-# other work first. KNIGHTS names the binary (default target/release/knights).
+# other work first. KNIGHTS names the binary (default target/release/knights), OUT the CSV file
+# (default results/estimates.csv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${KNIGHTS:-target/release/knights}
-OUT=results/estimates.csv
+OUT=${OUT:-results/estimates.csv}
 cargo build --release --quiet --example frontier_reach
 REACH=target/release/examples/frontier_reach
 [ -f "$OUT" ] || echo "count,up_s,up_mib,tree_s,tree_mib,wall_s,peak_mib,directed,machine" > "$OUT"
