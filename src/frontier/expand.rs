@@ -229,7 +229,8 @@ fn settle<K: Key>(
         // a finished path with squares still to come leaves them out
         return None;
     }
-    let single_free = k.eq_mask(FREE).and(step.single);
+    let free = k.eq_mask(FREE);
+    let single_free = free.and(step.single);
     // a square with no edge and one neighbour left can only be an end
     if single_free != K::ZERO && (closed || single_free.and(step.no_end) != K::ZERO) {
         return None;
@@ -241,8 +242,8 @@ fn settle<K: Key>(
         held = terms.ones();
         ends += held + single_free.ones();
     }
-    // the squares ahead that can only be ends, and how many of them are on the corners' colour
-    let (mut ahead, mut ahead_on_a) = (0, 0);
+    // how many of the squares ahead that can only be ends are on the corners' colour
+    let mut ahead_on_a = 0;
     if !step.look.is_empty() {
         let sat = k.eq_mask(SAT);
         for l in &step.look {
@@ -262,7 +263,6 @@ fn settle<K: Key>(
                 }
                 if !l.terminal {
                     ends += 1;
-                    ahead += 1;
                     ahead_on_a += u32::from(l.on_a);
                 }
             }
@@ -274,7 +274,7 @@ fn settle<K: Key>(
     if let Some(c) = &step.colours {
         if ends == 2
             && step.pending == 0
-            && !ends_differ(k, terms, held, single_free, ahead, ahead_on_a, c)
+            && !ends_differ(k, free, terms, held, single_free, ahead_on_a, c)
         {
             return None;
         }
@@ -287,24 +287,24 @@ fn settle<K: Key>(
 }
 
 /// Whether the two ends a state already has or must have lie on different colours (see
-/// [`super::layout::Colours`]): the far ends of its `held` pieces that lead to an end of the path
+/// [`super::layout::Colours`]; `free` is the state's slots with no edge): the far ends of its `held` pieces that lead to an end of the path
 /// (`terms`, the slots marked so), the squares with no edge and one neighbour left
-/// (`single_free`), and the `ahead` squares ahead with one usable neighbour left, `ahead_on_a`
-/// of them on the corners' colour (A); two in all.
+/// (`single_free`), and the squares ahead with one usable neighbour left, `ahead_on_a` of them
+/// on the corners' colour (A); two in all (the caller counts them).
 #[inline]
 fn ends_differ<K: Key>(
     k: K,
+    free: K,
     terms: K,
     held: u32,
     single_free: K,
-    ahead: u32,
     ahead_on_a: u32,
     c: &Colours<K>,
 ) -> bool {
-    debug_assert_eq!(held + single_free.ones() + ahead, 2);
+    debug_assert!(held + single_free.ones() <= 2);
     let mut on_a = single_free.and(c.a).ones() + ahead_on_a;
     if held > 0 {
-        let free = k.eq_mask(FREE).and(c.live);
+        let free = free.and(c.live);
         let labels = k.label_mask();
         let pieces = labels.ones() / 2 + held;
         let free_balance = free.and(c.a).ones() as i32 - free.without(c.a).ones() as i32;

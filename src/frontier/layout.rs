@@ -233,8 +233,8 @@ pub(crate) struct Rules {
     pub(crate) cut: Option<u32>,
     /// An open count on a board where every path's ends lie on the corners' colour (see
     /// [`Walk::ends_on_majority`]): a state that makes a square of the other colour an end of
-    /// the path, now or as the only thing left to it, is dropped. On 7x7 open this drops about
-    /// a third of the states a step makes.
+    /// the path, now or as the only thing left to it, is dropped. On the odd boards of the
+    /// tests this drops about half the states (7x7 open: 54 s to 18 s).
     pub(crate) ends_on_majority: bool,
     /// An open count on a board where every path's ends lie on different colours (see
     /// [`Walk::ends_differ`]): a state whose two ends of the path are of one colour, or whose
