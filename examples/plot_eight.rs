@@ -1,10 +1,13 @@
 //! Draws `results/eight.svg` from `results/eight.csv`: peak resident memory and wall time of a
 //! frontier count against the number of pieces it was cut into by the earlier cut (`--pieces N`,
 //! since replaced by the digit tree), one series per count (7x7 open, 8x8 closed); and, given
-//! `bounds`, `results/bounds.svg` from `results/bounds.csv`: peak resident memory and CPU time
-//! of the digit tree's counts against `--max-memory` (written by `scripts/measure-bounds.sh`;
-//! `default`, the machine's three quarters, is drawn at 18 GiB). The figures are whole commands
-//! measured with the system's `time` (`results/eight.md` has the commands).
+//! `bounds`, `results/bounds.svg` from `results/bounds.csv` and `results/bounds-colours.csv`:
+//! peak resident memory and CPU time of the digit tree's counts against `--max-memory` (written
+//! by `scripts/measure-bounds.sh`; `default`, the machine's three quarters, is drawn at 18 GiB),
+//! the counts measured before the colour rule of the path's ends in thin dashed lines and those
+//! measured with it in full ones (8x8 closed has no ends: its one series is the earlier one).
+//! The figures are whole commands measured with the system's `time` (`results/eight.md` has the
+//! commands).
 //! `cargo run --release --example plot_eight [bounds]`.
 
 use std::collections::BTreeMap;
@@ -19,6 +22,12 @@ const DEFAULT_MIB: f64 = 18.0 * 1024.0;
 
 /// Points `(pieces, value)` of each count, for the column `name`.
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
+
+/// The series of one CSV file, drawn full or thin and dashed (an earlier build's figures).
+struct Drawn {
+    series: Series,
+    earlier: bool,
+}
 
 fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
     let mut lines = text.lines();
@@ -61,14 +70,14 @@ struct Axis {
 
 fn panel(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    series: &Series,
+    drawn: &[Drawn],
     axis: &Axis,
     title: &str,
     unit: &str,
 ) -> Result<(), Box<dyn Error>> {
-    let top = series
-        .values()
-        .flatten()
+    let top = drawn
+        .iter()
+        .flat_map(|d| d.series.values().flatten())
         .map(|p| p.1)
         .fold(0.0f64, f64::max)
         * 1.15;
@@ -90,13 +99,37 @@ fn panel(
         RGBColor(39, 174, 96),
         RGBColor(142, 68, 173),
     ];
-    for (k, (name, pts)) in series.iter().enumerate() {
-        let colour = palette[k % palette.len()];
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
+    // one colour a count, whichever file it is in
+    let names: std::collections::BTreeSet<&String> =
+        drawn.iter().flat_map(|d| d.series.keys()).collect();
+    let colour_of = |name: &String| {
+        let k = names.iter().position(|&n| n == name).unwrap_or(0);
+        palette[k % palette.len()]
+    };
+    for d in drawn {
+        for (name, pts) in &d.series {
+            let colour = colour_of(name);
+            if d.earlier && drawn.len() > 1 {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        pts.iter().copied(),
+                        6,
+                        4,
+                        colour.mix(0.6).stroke_width(1),
+                    ))?
+                    .label(format!("{name}, before the colour rule"))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], colour.mix(0.6))
+                    });
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.mix(0.6))))?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
+            }
+        }
     }
     chart
         .configure_series_labels()
@@ -131,14 +164,40 @@ fn main() -> Result<(), Box<dyn Error>> {
             ("wall_s", "wall time, 2 threads", "seconds"),
         )
     };
-    let text = std::fs::read_to_string(format!("{RESULTS}{name}.csv"))?;
+    // the earlier figures first, then those of the build now (the colour rule's)
+    let mut files = vec![(name.to_string(), true)];
+    if bounds {
+        files.push(("bounds-colours".to_string(), false));
+    } else {
+        files[0].1 = false;
+    }
+    let texts = files
+        .iter()
+        .map(|(f, earlier)| {
+            Ok((
+                std::fs::read_to_string(format!("{RESULTS}{f}.csv"))?,
+                *earlier,
+            ))
+        })
+        .collect::<Result<Vec<_>, Box<dyn Error>>>()?;
     let svg = format!("{RESULTS}{name}.svg");
-    let root = SVGBackend::new(&svg, (1100, 450)).into_drawing_area();
+    let root = SVGBackend::new(&svg, (1100, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(550);
     let x = if bounds { "bound_mib" } else { "pieces" };
-    panel(&left, &read(&text, x, memory.0)?, &axis, memory.1, memory.2)?;
-    panel(&right, &read(&text, x, time.0)?, &axis, time.1, time.2)?;
+    let drawn = |column: &str| {
+        texts
+            .iter()
+            .map(|(text, earlier)| {
+                Ok(Drawn {
+                    series: read(text, x, column)?,
+                    earlier: *earlier,
+                })
+            })
+            .collect::<Result<Vec<_>, Box<dyn Error>>>()
+    };
+    panel(&left, &drawn(memory.0)?, &axis, memory.1, memory.2)?;
+    panel(&right, &drawn(time.0)?, &axis, time.1, time.2)?;
     root.present()?;
     println!("wrote {svg}");
     Ok(())

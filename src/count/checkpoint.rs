@@ -486,6 +486,25 @@ fn parse_record(text: &str, header_crc: u32) -> Option<(usize, BigUint, Option<u
     Some((fields[0].parse().ok()?, fields[1].parse().ok()?, time, note))
 }
 
+/// `notes` as a record line carries them: ` key=value` each, the characters a note may not
+/// hold dropped from the values, a note whose key or value is not a note's text left out, at
+/// most [`MAX_NOTES`].
+fn note_text_of(notes: &[(&str, String)]) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for (k, v) in notes {
+        let v: String = v
+            .chars()
+            .filter(|c| c.is_ascii_graphic() && *c != '=')
+            .collect();
+        if n < MAX_NOTES && note_text(k) && note_text(&v) {
+            out += &format!(" {k}={v}");
+            n += 1;
+        }
+    }
+    out
+}
+
 /// Whether `t` may be a note's key or value: printable ASCII without spaces or `=`, at most 200
 /// bytes.
 fn note_text(t: &str) -> bool {
@@ -520,16 +539,7 @@ pub fn write_ledger(
         source,
     })?;
     let (mut text, crc) = id.header_with(LEDGER_MAGIC);
-    let mut body = format!("{unit} {count} {}", now());
-    for (k, v) in notes {
-        let v: String = v
-            .chars()
-            .filter(|c| c.is_ascii_graphic() && *c != '=')
-            .collect();
-        if note_text(k) && note_text(&v) {
-            body += &format!(" {k}={v}");
-        }
-    }
+    let body = format!("{unit} {count} {}{}", now(), note_text_of(notes));
     text += &format!("{body} {:08x}\n", record_crc(crc, &body));
     replace(&path, text.as_bytes())?;
     Ok(path)
@@ -572,7 +582,13 @@ impl Checkpoint {
         let (header, header_crc) = id.header();
         let mut text = header;
         for (u, c) in &loaded.done {
-            text += &record_line(header_crc, *u, c, loaded.times.get(u).copied());
+            // with their notes (the pieces' times, for the projections of `knights status`)
+            let notes: Vec<(&str, String)> = loaded
+                .notes
+                .get(u)
+                .map(|n| n.iter().map(|(k, v)| (k.as_str(), v.clone())).collect())
+                .unwrap_or_default();
+            text += &record_line(header_crc, *u, c, loaded.times.get(u).copied(), &notes);
         }
         replace(path, text.as_bytes())?;
         let file = OpenOptions::new()
@@ -594,9 +610,15 @@ impl Checkpoint {
         ))
     }
 
-    /// Appends a counted unit, at once, and syncs if the last sync is [`SYNC_EVERY`] old.
-    pub fn record(&mut self, unit: usize, count: &BigUint) -> Result<(), CheckpointError> {
-        let line = record_line(self.header_crc, unit, count, Some(now()));
+    /// Appends a counted unit with `notes` (how long it took), at once, and syncs if the last
+    /// sync is [`SYNC_EVERY`] old.
+    pub fn record(
+        &mut self,
+        unit: usize,
+        count: &BigUint,
+        notes: &[(&str, String)],
+    ) -> Result<(), CheckpointError> {
+        let line = record_line(self.header_crc, unit, count, Some(now()), notes);
         // one write per line: a process killed between lines leaves whole lines behind
         self.file
             .write_all(line.as_bytes())
@@ -637,11 +659,21 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn record_line(header_crc: u32, unit: usize, count: &BigUint, time: Option<u64>) -> String {
-    let body = match time {
+fn record_line(
+    header_crc: u32,
+    unit: usize,
+    count: &BigUint,
+    time: Option<u64>,
+    notes: &[(&str, String)],
+) -> String {
+    let mut body = match time {
         Some(t) => format!("{unit} {count} {t}"),
         None => format!("{unit} {count}"),
     };
+    // notes need the time before them (see `parse_record`)
+    if time.is_some() {
+        body += &note_text_of(notes);
+    }
     let crc = record_crc(header_crc, &body);
     format!("{body} {crc:08x}\n")
 }
@@ -832,7 +864,7 @@ mod tests {
             let log = dir.path().join("a.ckpt");
             let (mut c, _) = Checkpoint::open(&log, &id).unwrap();
             for (u, n) in &truth {
-                c.record(*u, n).unwrap();
+                c.record(*u, n, &[]).unwrap();
             }
             c.sync().unwrap();
             drop(c);
@@ -913,7 +945,7 @@ mod tests {
         let (mut c, l) = Checkpoint::open(&path, &id).unwrap();
         assert!(l.done.is_empty());
         for u in 0..5 {
-            c.record(u, &BigUint::from(10 + u as u64)).unwrap();
+            c.record(u, &BigUint::from(10 + u as u64), &[]).unwrap();
         }
         c.sync().unwrap();
         drop(c);
@@ -933,7 +965,7 @@ mod tests {
         // reopening keeps the intact lines and appends after them
         let (mut c, l) = Checkpoint::open(&path, &id).unwrap();
         assert_eq!(l.done.len(), 3);
-        c.record(2, &12u32.into()).unwrap();
+        c.record(2, &12u32.into(), &[]).unwrap();
         drop(c);
         let l = read(&path).unwrap();
         assert_eq!((l.damaged, l.done.len()), (0, 4));
@@ -973,7 +1005,7 @@ mod tests {
             units = us.len();
             let (mut c, _) = Checkpoint::open(&path, &id).unwrap();
             for u in id.shard.units(units).into_iter().skip(1) {
-                c.record(u, &1u32.into()).unwrap();
+                c.record(u, &1u32.into(), &[]).unwrap();
             }
             drop(c);
             files.push(read(&path).unwrap());

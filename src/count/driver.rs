@@ -585,7 +585,7 @@ struct State {
     log: Option<Checkpoint>,
     /// The run, for the ledger's records.
     id: Option<RunId>,
-    /// The piece in progress, measured for the ledger.
+    /// The piece in progress, measured for the ledger's records or the checkpoint's.
     meter: Option<super::ledger::Meter>,
     /// The piece in progress where it goes on from parts an earlier run counted, and how many.
     resumed: Option<(usize, usize)>,
@@ -742,7 +742,15 @@ impl Host for Runner<'_> {
             mine,
             done,
             log,
-            meter: job.ledger.as_ref().map(|_| super::ledger::Meter::start()),
+            // a ledger's records carry the piece's figures, a checkpoint's its time (the
+            // frontier engine's pieces only: they run one at a time, the DFS's units side by
+            // side)
+            meter: if job.ledger.is_some() {
+                Some(super::ledger::Meter::start())
+            } else {
+                (job.checkpoint.is_some() && self.engine == Engine::Frontier.name())
+                    .then(super::ledger::Meter::timing)
+            },
             id: Some(id),
             resumed: None,
         };
@@ -751,28 +759,30 @@ impl Host for Runner<'_> {
 
     fn done(&self, i: usize, count: BigUint) -> Result<(), RunError> {
         let mut s = self.state();
+        let resumed = s.resumed.take().filter(|&(p, _)| p == i);
+        // its figures are the part after the resume where it went on from parts an earlier run
+        // counted: said, so that no projection takes them for a whole piece's
+        let resumed_note =
+            resumed.map(|(_, leaves)| (super::ledger::RESUMED_NOTE, leaves.to_string()));
         // the lock also orders the log's lines; a write is short next to a piece
+        let mut time_notes = s.meter.as_ref().map_or_else(Vec::new, |m| m.time_notes());
+        time_notes.extend(resumed_note.clone());
         if let Some(log) = &mut s.log {
-            if let Err(e) = log.record(i, &count) {
+            if let Err(e) = log.record(i, &count, &time_notes) {
                 // Relaxed: the flag only asks the workers to stop
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());
             }
         }
-        let resumed = s.resumed.take().filter(|&(p, _)| p == i);
         if let (Some(dir), Some(id), Some(meter)) = (&self.job.ledger, &s.id, &s.meter) {
             let mut notes = meter.notes(self.job.thread_count());
-            if let Some((_, leaves)) = resumed {
-                // its figures are the part after the resume: said, so that no projection
-                // takes them for a whole piece's
-                notes.push((super::ledger::RESUMED_NOTE, leaves.to_string()));
-            }
+            notes.extend(resumed_note);
             if let Err(e) = checkpoint::write_ledger(dir, id, i, &count, &notes) {
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());
             }
-            s.meter = Some(super::ledger::Meter::start());
         }
+        s.meter = s.meter.as_ref().map(super::ledger::Meter::restarted);
         let shown = s.split.as_ref().map_or(0, |sp| {
             sp.shown(i, u64::try_from(&count).unwrap_or(u64::MAX))
         });
@@ -802,9 +812,7 @@ impl Host for Runner<'_> {
 
     fn left(&self, _i: usize) {
         let mut s = self.state();
-        if s.meter.is_some() {
-            s.meter = Some(super::ledger::Meter::start());
-        }
+        s.meter = s.meter.as_ref().map(super::ledger::Meter::restarted);
     }
 
     fn resumed(&self, i: usize, leaves: usize) {

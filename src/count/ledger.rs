@@ -94,6 +94,40 @@ impl Meter {
         }
     }
 
+    /// Starts measuring a piece's time only, for a checkpoint's record (the process's peak
+    /// memory is left as it is: a checkpoint's count keeps its whole peak).
+    #[must_use]
+    pub fn timing() -> Meter {
+        Meter {
+            wall: Instant::now(),
+            cpu: cpu_seconds(),
+            reset: false,
+        }
+    }
+
+    /// A meter of the same kind started now, for the next piece.
+    #[must_use]
+    pub fn restarted(&self) -> Meter {
+        if self.reset {
+            Meter::start()
+        } else {
+            Meter::timing()
+        }
+    }
+
+    /// The notes of a checkpoint's record: the piece's wall and CPU seconds.
+    #[must_use]
+    pub fn time_notes(&self) -> Vec<(&'static str, String)> {
+        let mut n = vec![(
+            "wall_s",
+            format!("{:.1}", self.wall.elapsed().as_secs_f64()),
+        )];
+        if let (Some(a), Some(b)) = (self.cpu, cpu_seconds()) {
+            n.push(("cpu_s", format!("{:.1}", b - a)));
+        }
+        n
+    }
+
     /// The notes of a ledger record: the program, the machine, and the piece's figures.
     #[must_use]
     pub fn notes(&self, threads: usize) -> Vec<(&'static str, String)> {
@@ -184,6 +218,42 @@ pub struct Status {
     pub resumed: usize,
 }
 
+/// What the notes of a log's records say of the pieces' cost.
+#[derive(Clone, Debug, Default)]
+pub struct NoteFigures {
+    /// The CPU seconds of each piece whose record has them (not those marked [`RESUMED_NOTE`]:
+    /// theirs is a part's).
+    pub cpu: BTreeMap<usize, f64>,
+    /// The largest peak memory a record gives, in MiB.
+    pub peak_mib: u64,
+    /// The records marked [`RESUMED_NOTE`].
+    pub resumed: usize,
+}
+
+impl NoteFigures {
+    /// The figures of `notes` (a log's, by piece).
+    #[must_use]
+    pub fn of(notes: &BTreeMap<usize, super::checkpoint::Notes>) -> NoteFigures {
+        let mut f = NoteFigures::default();
+        for (&piece, notes) in notes {
+            let part = notes.iter().any(|(k, _)| k == RESUMED_NOTE);
+            f.resumed += usize::from(part);
+            for (k, v) in notes {
+                match (k.as_str(), v.parse::<f64>()) {
+                    ("cpu_s", Ok(c)) if !part && c.is_finite() && c >= 0.0 => {
+                        f.cpu.insert(piece, c);
+                    }
+                    ("peak_mib" | "peak_mib_since_start", Ok(m)) if m.is_finite() => {
+                        f.peak_mib = f.peak_mib.max(m as u64);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        f
+    }
+}
+
 /// Records the second projection of [`Status::left`] is taken from.
 const RECENT: usize = 10;
 
@@ -220,21 +290,10 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
             classes = crate::frontier::piece_classes(l.id.split, l.id.units, l.id.shard.count);
         }
         done.extend(l.done.keys().copied());
-        for (&piece, notes) in &l.notes {
-            let part = notes.iter().any(|(k, _)| k == RESUMED_NOTE);
-            resumed += usize::from(part);
-            for (k, v) in notes {
-                match (k.as_str(), v.parse::<f64>()) {
-                    ("cpu_s", Ok(c)) if !part => {
-                        cpu.insert(piece, c);
-                    }
-                    ("peak_mib" | "peak_mib_since_start", Ok(m)) => {
-                        peak_mib = peak_mib.max(m as u64);
-                    }
-                    _ => {}
-                }
-            }
-        }
+        let f = NoteFigures::of(&l.notes);
+        cpu.extend(f.cpu);
+        peak_mib = peak_mib.max(f.peak_mib);
+        resumed += f.resumed;
     }
     Ok(Status {
         dir: dir.into(),

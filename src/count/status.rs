@@ -61,6 +61,10 @@ pub struct Status {
     /// Temporary files beside the checkpoint whose writer was killed (the next run removes
     /// them).
     pub leftovers: Vec<PathBuf>,
+    /// The time of the pieces left on this machine (every core), each at the mean CPU time of
+    /// the pieces counted of its class, and how many of them have a class no record times
+    /// (taken at the mean of all): a digit tree's, where the records carry their times.
+    pub by_class: Option<(f64, usize)>,
 }
 
 /// Reads the checkpoint at `path` and what lies beside it.
@@ -106,6 +110,7 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         None => Err("no piece is counted yet".into()),
     };
     let rate = log.as_ref().and_then(rate);
+    let by_class = log.as_ref().and_then(left_by_class);
     Ok(Status {
         path: path.into(),
         holder: holder(path),
@@ -117,7 +122,27 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         so_far,
         rate,
         leftovers: crate::store::dead_temporaries(path),
+        by_class,
     })
+}
+
+/// The time of a digit tree's pieces left in `l`'s shard on this machine, each at the mean CPU
+/// seconds of the records of its class (the count's own projection as it goes: its pieces
+/// differ by a thousand times, and it counts one of each class first); `None` where the cut has
+/// no classes or no record its time.
+fn left_by_class(l: &Loaded) -> Option<(f64, usize)> {
+    if l.id.engine != Engine::Frontier.name() {
+        return None;
+    }
+    let classes = crate::frontier::piece_classes(l.id.split, l.id.units, l.id.shard.count)?;
+    let cpu = super::ledger::NoteFigures::of(&l.notes).cpu;
+    let left =
+        l.id.shard
+            .units(l.id.units)
+            .into_iter()
+            .filter(|u| !l.done.contains_key(u));
+    let (secs, unmeasured) = crate::frontier::by_class(&cpu, &classes, left)?;
+    Some((secs / crate::engine::cores() as f64, unmeasured))
 }
 
 /// The figures of a log's pieces, put together by the engine that wrote it.
@@ -337,6 +362,28 @@ impl Status {
         };
         match (self.pieces(), self.seconds_left()) {
             _ if finished => s += "time left: none, all counted\n",
+            (_, rated) if self.by_class.is_some() => {
+                let (secs, unmeasured) = self.by_class.unwrap_or_default();
+                let cores = crate::engine::cores();
+                s += &format!(
+                    "time left: about {} on this machine's {cores} core{} (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut",
+                    human_duration(secs),
+                    plural(cores as u64)
+                );
+                if unmeasured > 0 {
+                    s += &format!(
+                        "; {unmeasured} of a class none of whose pieces has its time, at the mean of all"
+                    );
+                }
+                s += ")";
+                if let Some(r) = rated {
+                    s += &format!(
+                        "; cruder, {} at the log's last records' rate",
+                        human_duration(r)
+                    );
+                }
+                s.push('\n');
+            }
             (_, Some(left)) => {
                 s += &format!(
                     "time left: about {} (at {:.3} pieces a second, from the log's last records)\n",
@@ -377,6 +424,7 @@ impl Status {
             "pid": self.holder.pid,
             "rate_pieces_per_second": self.rate,
             "seconds_left": self.seconds_left(),
+            "seconds_left_by_class": self.by_class.map(|c| c.0),
             "leftovers": self.leftovers.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
         let h = self

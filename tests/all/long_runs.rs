@@ -922,6 +922,63 @@ fn status_json(ck: &Path) -> Value {
     json_of(&out)
 }
 
+/// A frontier count's checkpoint records each piece's time, keeps it when the count goes on,
+/// and `knights status` projects the pieces left by class from it (a digit tree's pieces differ
+/// by a thousand times: the log's rate of pieces a second is the cruder figure); a DFS log,
+/// whose units run side by side, has no per-piece time and no such projection.
+#[test]
+fn status_projects_a_digit_tree_by_class_from_the_records_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("tree.ckpt");
+    let run = |only: &str| {
+        let out = knights()
+            .args(["count", "6x6", "--engine", "frontier", "--threads", "1"])
+            .args(["--checkpoint", path_str(&ck), "--only", only])
+            .output()
+            .unwrap();
+        assert_succeeded(&out);
+    };
+    let timed = |text: &str, piece: &str| {
+        text.lines().any(|l| {
+            l.starts_with(&format!("{piece} ")) && l.contains(" wall_s=") && l.contains(" cpu_s=")
+        })
+    };
+    // pieces 0, 1 and 4 of the nine: digits 00, 01 and 11, one piece of each class
+    run("0,1,4");
+    let text = fs::read_to_string(&ck).unwrap();
+    assert!(["0", "1", "4"].iter().all(|p| timed(&text, p)), "{text}");
+    let v = status_json(&ck);
+    assert_eq!(v["pieces_done"], 3);
+    let by_class = v["seconds_left_by_class"].as_f64();
+    assert!(by_class.is_some_and(|s| s.is_finite() && s >= 0.0), "{v}");
+    let out = knights().args(["status", path_str(&ck)]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("of the pieces counted of its class"),
+        "{said}"
+    );
+    // the count goes on: the log written again keeps the earlier records' times
+    run("2");
+    let text = fs::read_to_string(&ck).unwrap();
+    assert!(
+        ["0", "1", "4", "2"].iter().all(|p| timed(&text, p)),
+        "{text}"
+    );
+    assert_eq!(status_json(&ck)["pieces_done"], 4);
+    // a DFS log: no time a piece, no projection by class
+    let dfs = dir.path().join("dfs.ckpt");
+    finish(&[
+        "count",
+        "5x6",
+        "--engine",
+        "dfs",
+        "--checkpoint",
+        path_str(&dfs),
+    ]);
+    assert!(!fs::read_to_string(&dfs).unwrap().contains("cpu_s="));
+    assert!(status_json(&dfs)["seconds_left_by_class"].is_null());
+}
+
 /// `knights status` on a DFS checkpoint, a shard's, one left mid-way (with the time left), a
 /// frontier count while it runs (its lock, its stage), and damaged or missing files (exit 2).
 #[test]
