@@ -5,7 +5,8 @@
 //! peak resident memory and CPU time of the digit tree's counts against `--max-memory` (written
 //! by `scripts/measure-bounds.sh`; `default`, the machine's three quarters, is drawn at 18 GiB),
 //! the counts measured before the colour rule of the path's ends in thin dashed lines and those
-//! measured with it in full ones (8x8 closed has no ends: its one series is the earlier one).
+//! measured with it in full ones (closed counts have no ends: theirs are the earlier figures,
+//! full).
 //! The figures are whole commands measured with the system's `time` (`results/eight.md` has the
 //! commands).
 //! `cargo run --release --example plot_eight [bounds]`.
@@ -109,7 +110,12 @@ fn panel(
     for d in drawn {
         for (name, pts) in &d.series {
             let colour = colour_of(name);
-            if d.earlier && drawn.len() > 1 {
+            // an earlier figure is drawn as such where a later file measured the count again
+            let superseded = d.earlier
+                && drawn
+                    .iter()
+                    .any(|o| !o.earlier && o.series.contains_key(name));
+            if superseded {
                 chart
                     .draw_series(DashedLineSeries::new(
                         pts.iter().copied(),
