@@ -17,7 +17,21 @@ use super::state::Key;
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
 pub(crate) const PARTS: usize = 512;
-const MAX_PART_BITS: u32 = PARTS.trailing_zeros();
+
+/// Partitions a table has for each worker thread (up to [`PARTS`]): a worker holds a lock for a
+/// batch of inserts, so two meet at one about once in this many flushes, and few partitions
+/// keep a worker's batches (one a partition) in its caches. On two threads 64 partitions
+/// against 512 took 7x8 open from 111.5 to 104.7 s and 8x8 closed from 143 to 138 s, the
+/// memory about the same (`results/frontier.md`).
+const PARTS_PER_THREAD: usize = 32;
+
+/// The partition bits of the largest table for the pool running now.
+fn max_part_bits() -> u32 {
+    (rayon::current_num_threads() * PARTS_PER_THREAD)
+        .next_power_of_two()
+        .min(PARTS)
+        .trailing_zeros()
+}
 
 /// States a partition is sized for when a table picks its number of partitions: small tables
 /// get few partitions (a count of a small board is mostly fixed costs otherwise).
@@ -28,7 +42,7 @@ fn part_bits(states: u64) -> u32 {
     (states / STATES_PER_PART)
         .next_power_of_two()
         .trailing_zeros()
-        .min(MAX_PART_BITS)
+        .min(max_part_bits())
 }
 /// Entries a worker gathers for one partition before taking its lock.
 const BATCH: usize = 64;
