@@ -924,8 +924,8 @@ fn status_json(ck: &Path) -> Value {
 
 /// A frontier count's checkpoint records each piece's time, keeps it when the count goes on,
 /// and `knights status` projects the pieces left by class from it (a digit tree's pieces differ
-/// by a thousand times: the log's rate of pieces a second is the cruder figure); a DFS log,
-/// whose units run side by side, has no per-piece time and no such projection.
+/// by a thousand times: the log's rate of pieces a second is the cruder figure). (A DFS log has
+/// neither: see the next test.)
 #[test]
 fn status_projects_a_digit_tree_by_class_from_the_records_times() {
     let dir = tempfile::tempdir().unwrap();
@@ -965,18 +965,6 @@ fn status_projects_a_digit_tree_by_class_from_the_records_times() {
         "{text}"
     );
     assert_eq!(status_json(&ck)["pieces_done"], 4);
-    // a DFS log: no time a piece, no projection by class
-    let dfs = dir.path().join("dfs.ckpt");
-    finish(&[
-        "count",
-        "5x6",
-        "--engine",
-        "dfs",
-        "--checkpoint",
-        path_str(&dfs),
-    ]);
-    assert!(!fs::read_to_string(&dfs).unwrap().contains("cpu_s="));
-    assert!(status_json(&dfs)["seconds_left_by_class"].is_null());
 }
 
 /// `knights status` on a DFS checkpoint, a shard's, one left mid-way (with the time left), a
@@ -999,6 +987,9 @@ fn status_describes_checkpoints_of_every_kind() {
         (v["engine"].as_str(), v["complete"].as_bool()),
         (Some("dfs"), Some(true))
     );
+    // the DFS's units run side by side: no time a piece, no projection by class
+    assert!(!fs::read_to_string(&ck).unwrap().contains("cpu_s="));
+    assert!(v["seconds_left_by_class"].is_null());
     assert_eq!(v["pieces_done"], v["pieces"]);
     assert_eq!(v["directed_so_far"], 37_568);
     assert_eq!(v["running"], false);
