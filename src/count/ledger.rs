@@ -142,14 +142,8 @@ impl Meter {
                     crate::engine::total_memory().unwrap_or(0) as f64 / GIB
                 ),
             ),
-            (
-                "wall_s",
-                format!("{:.1}", self.wall.elapsed().as_secs_f64()),
-            ),
         ];
-        if let (Some(a), Some(b)) = (self.cpu, cpu_seconds()) {
-            n.push(("cpu_s", format!("{:.1}", b - a)));
-        }
+        n.extend(self.time_notes());
         if let Some(p) = peak_bytes() {
             let key = if self.reset {
                 "peak_mib"
@@ -252,6 +246,18 @@ impl NoteFigures {
         }
         f
     }
+}
+
+/// How a projection by class (see [`crate::frontier::by_class`]) is made, in parentheses, for
+/// `unmeasured` pieces left of a class no record times.
+pub(crate) fn by_class_basis(unmeasured: usize) -> String {
+    let mut s = " (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut".to_string();
+    if unmeasured > 0 {
+        s += &format!(
+            "; {unmeasured} of a class none of whose pieces has figures, at the mean of all"
+        );
+    }
+    s + ")"
 }
 
 /// Records the second projection of [`Status::left`] is taken from.
@@ -416,14 +422,9 @@ impl Status {
                 );
                 match by_class {
                     Some((_, unmeasured)) => {
-                        s += " (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut";
-                        if unmeasured > 0 {
-                            s += &format!(
-                                "; {unmeasured} of a class none of whose pieces has figures, at the mean of all"
-                            );
-                        }
+                        s += &by_class_basis(unmeasured);
                         s += &format!(
-                            "); cruder, {} at the records' mean a piece",
+                            "; cruder, {} at the records' mean a piece",
                             human_duration(secs)
                         );
                     }

@@ -360,22 +360,16 @@ impl Status {
             (false, _) if finished => "running: no, finished\n".to_string(),
             (false, _) => "running: no (run the count's command again to go on)\n".to_string(),
         };
-        match (self.pieces(), self.seconds_left()) {
+        match (self.pieces(), self.seconds_left(), self.by_class) {
             _ if finished => s += "time left: none, all counted\n",
-            (_, rated) if self.by_class.is_some() => {
-                let (secs, unmeasured) = self.by_class.unwrap_or_default();
+            (_, rated, Some((secs, unmeasured))) => {
                 let cores = crate::engine::cores();
                 s += &format!(
-                    "time left: about {} on this machine's {cores} core{} (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut",
+                    "time left: about {} on this machine's {cores} core{}{}",
                     human_duration(secs),
-                    plural(cores as u64)
+                    plural(cores as u64),
+                    super::ledger::by_class_basis(unmeasured)
                 );
-                if unmeasured > 0 {
-                    s += &format!(
-                        "; {unmeasured} of a class none of whose pieces has its time, at the mean of all"
-                    );
-                }
-                s += ")";
                 if let Some(r) = rated {
                     s += &format!(
                         "; cruder, {} at the log's last records' rate",
@@ -384,7 +378,7 @@ impl Status {
                 }
                 s.push('\n');
             }
-            (_, Some(left)) => {
+            (_, Some(left), None) => {
                 s += &format!(
                     "time left: about {} (at {:.3} pieces a second, from the log's last records)\n",
                     human_duration(left),
