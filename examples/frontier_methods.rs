@@ -2,14 +2,25 @@
 //! frontier_methods -- 6x6 [closed] [at=C ...] [depth=D] [leaf=N]` (every method, or meeting
 //! at the columns given; the digit tree's pieces of depth D and leaves of N states, or the
 //! engine's own).
+use anyhow::{Context, bail};
 use knights::count::CountSpec;
 use knights::engine::TreeSize;
 use knights::frontier::{self, Method};
 use knights::{Board, Piece};
 
-fn main() {
+fn main() -> anyhow::Result<()> {
+    const USAGE: &str = "usage: frontier_methods BOARD [closed] [at=C ...] [depth=D] [leaf=N]";
     let args: Vec<String> = std::env::args().collect();
-    let board: Board = args[1].parse().expect("a board");
+    let board: Board = args.get(1).context(USAGE)?.parse()?;
+    let known = |a: &String| {
+        a == "closed"
+            || ["at=", "depth=", "leaf="]
+                .iter()
+                .any(|k| a.strip_prefix(k).is_some_and(|n| n.parse::<u32>().is_ok()))
+    };
+    if let Some(other) = args[2..].iter().find(|a| !known(a)) {
+        bail!("unknown argument {other:?}: {USAGE}");
+    }
     let closed = args.iter().any(|a| a == "closed");
     let value = |key: &str| {
         args.iter()
@@ -49,4 +60,5 @@ fn main() {
             Err(e) => println!("{method:?}: {e}"),
         }
     }
+    Ok(())
 }

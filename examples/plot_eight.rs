@@ -146,7 +146,16 @@ fn panel(
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let bounds = std::env::args().nth(1).is_some_and(|a| a == "bounds");
+    let bounds = match std::env::args().nth(1).as_deref() {
+        None => false,
+        Some("bounds") => true,
+        Some(other) => {
+            eprintln!(
+                "plot_eight: unknown plot {other:?}: none (results/eight.svg) or bounds (results/bounds.svg)"
+            );
+            std::process::exit(2);
+        }
+    };
     let (name, axis, memory, time) = if bounds {
         (
             "bounds",
