@@ -298,6 +298,50 @@ struct PieceFigures {
     leaves: u64,
     resumed: u64,
     retries: u64,
+    /// The seconds spent making the nodes above the pieces, and how many, by depth (index 0:
+    /// the roots' children).
+    above: Vec<(f64, usize)>,
+}
+
+impl PieceFigures {
+    fn above_secs(&self) -> f64 {
+        self.above.iter().map(|&(s, _)| s).sum()
+    }
+}
+
+/// The seconds the nodes above the pieces `left` (by tree position, in `order`, under a tree
+/// of depth `depth`) will take to make, each at the mean time of the nodes made at its depth
+/// (`made`, as [`PieceFigures::above`]): a node is made once for the pieces under it that come
+/// one after another in the tree's order, and `kept` (the path of nodes now held, by depth)
+/// are made already. A piece drawn at random makes its whole path from the roots, the pieces
+/// after it in the tree's order share theirs: their times are projected without their paths,
+/// and the paths still to make are added here once (8x8 open's lightest pieces took four times
+/// their own work when drawn, reading a third of the roots' 128 million states and on down).
+pub(crate) fn above_left(
+    order: &[u64],
+    depth: usize,
+    left: &[usize],
+    kept: &[u64],
+    made: &[(f64, usize)],
+) -> f64 {
+    let mut total = 0.0;
+    for j in 1..=depth {
+        let Some(&(secs, n)) = made.get(j - 1).filter(|m| m.1 > 0) else {
+            continue;
+        };
+        let scale = 3u64.pow((depth - j) as u32);
+        let mut held = kept.get(j - 1).copied();
+        let mut nodes = 0usize;
+        for &i in left {
+            let q = order[i] / scale;
+            if held != Some(q) {
+                nodes += 1;
+                held = Some(q);
+            }
+        }
+        total += nodes as f64 * secs / n as f64;
+    }
+    total
 }
 
 impl<K: Key> Run<'_, K> {
@@ -389,6 +433,7 @@ impl<K: Key> Run<'_, K> {
             self.piece = Some((i, split.pieces));
             let p = order[i];
             let began = t.elapsed().as_secs_f64();
+            let above_before = figures.above_secs();
             let resumed = self.leaves.begin(i as u64)?;
             if resumed > 0 {
                 host.resumed(i, resumed);
@@ -417,11 +462,18 @@ impl<K: Key> Run<'_, K> {
             host.done(i, count)?;
             done += 1;
             let spent = t.elapsed().as_secs_f64();
-            // a piece resumed from its leaves is not a piece's whole time
+            // a piece resumed from its leaves is not a piece's whole time; the nodes above it
+            // are projected apart (see `above_left`)
             if resumed == 0 {
-                took.insert(i, spent - began);
+                took.insert(i, spent - began - (figures.above_secs() - above_before));
             }
+            let kept: Vec<u64> = path.iter().map(|n| n.0).collect();
             let (rest, unmeasured) = by_class(&took, &classes, todo[n + 1..].iter().copied())
+                .map(|(secs, u)| {
+                    let above =
+                        above_left(&order, plan.depth, &todo[n + 1..], &kept, &figures.above);
+                    (secs + above, u)
+                })
                 .unwrap_or((spent / done as f64 * (todo.len() - done) as f64, 0));
             // while classes are still unseen (the sample's heavier pieces to come), the
             // projection would take them at the lighter ones' time: none is given
@@ -441,14 +493,14 @@ impl<K: Key> Run<'_, K> {
                 ));
             } else if n + 1 == sampled {
                 self.obs.info(&format!(
-                    "the {sampled} pieces drawn, one of each class, took {}; the other {} projected at {}, each at the time of its class's piece",
+                    "the {sampled} pieces drawn, one of each class, took {}; the other {} projected at {}, each at the time of its class's piece without the nodes above it, which are made once for the pieces under them",
                     human_duration(spent),
                     todo.len() - sampled,
                     human_duration(rest)
                 ));
             } else {
                 self.obs.info(&format!(
-                    "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {} (each piece at the mean time of the pieces counted of its class)",
+                    "piece {} of {} counted; {} of this process's {} done in {}, the rest projected at {} (each piece at the mean time of the pieces counted of its class, and the nodes above them still to make at the mean of their depth)",
                     i + 1,
                     split.pieces,
                     done,
@@ -918,7 +970,13 @@ impl<K: Key> Run<'_, K> {
             if x.len() == 0 || y.len() == 0 {
                 return Ok(BigUint::ZERO);
             }
+            let began = Instant::now();
             let (xc, yc) = self.child(plan, j, x, y, (q % 3) as usize)?;
+            if figures.above.len() <= j {
+                figures.above.resize(j + 1, (0.0, 0));
+            }
+            figures.above[j].0 += began.elapsed().as_secs_f64();
+            figures.above[j].1 += 1;
             path.push((q, xc, yc));
         }
         let (x, y) = match path.last() {
@@ -1232,6 +1290,28 @@ mod tests {
         // not a tree cut, or not its number of pieces
         assert_eq!(piece_classes(2, 9, 1), None);
         assert_eq!(piece_classes(TREE_PARAM | 2, 10, 1), None);
+    }
+
+    #[test]
+    fn the_nodes_above_the_pieces_left_are_projected_once_each() {
+        // a tree of depth 2 (9 pieces, one shard: piece i is node i); a node of depth 1 took
+        // 6 s to make, one of depth 2 took 1 s
+        let order = order(9, 1);
+        let made = [(12.0, 2), (3.0, 3)];
+        // every piece left and nothing held: 3 nodes of depth 1 and 9 of depth 2
+        let all: Vec<usize> = (0..9).collect();
+        assert_eq!(above_left(&order, 2, &all, &[], &made), 3.0 * 6.0 + 9.0);
+        // the pieces 4 to 8 with the path to piece 3 held (its depth-1 node 1 is kept for
+        // pieces 4 and 5): nodes 2 of depth 1, and 4 to 8 of depth 2
+        let left: Vec<usize> = (4..9).collect();
+        assert_eq!(above_left(&order, 2, &left, &[1, 3], &made), 6.0 + 5.0);
+        // pieces drawn out of order make their paths again: 8, then 0, then 7
+        assert_eq!(
+            above_left(&order, 2, &[8, 0, 7], &[], &made),
+            3.0 * 6.0 + 3.0
+        );
+        // a depth with no node made yet is not projected
+        assert_eq!(above_left(&order, 2, &all, &[], &made[..1]), 3.0 * 6.0);
     }
 
     #[test]
