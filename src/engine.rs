@@ -79,6 +79,18 @@ pub struct TreeSize {
     pub leaf_states: Option<u64>,
 }
 
+/// The CPU seconds (user and system) of the process so far.
+#[must_use]
+pub fn cpu_seconds() -> Option<f64> {
+    // SAFETY: getrusage fills the struct it is given and has no other effect
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut u) } != 0 {
+        return None;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(secs(u.ru_utime) + secs(u.ru_stime))
+}
+
 /// The processors this process may use (1 where that cannot be read), read once: the standard
 /// library reads the cgroup's quota files on every call, about a tenth of a millisecond here,
 /// and a count asked it three times before it started.
@@ -250,6 +262,11 @@ pub trait Host: Sync {
     /// Piece `i` goes on from `leaves` parts counted by an earlier run (the digit tree's
     /// leaves): the time and memory this run measures for it are its rest's only.
     fn resumed(&self, _i: usize, _leaves: usize) {}
+    /// Piece `i`, about to be reported done, made the nodes of a digit tree above it at these
+    /// depths (from 1, the roots' children), in these CPU seconds each: the work it shares
+    /// with the pieces under the same nodes, which a projection of the pieces left takes apart
+    /// from theirs (see [`crate::frontier::project_left`]).
+    fn above(&self, _i: usize, _made: &[(usize, f64)]) {}
 }
 
 /// What a run found besides its pieces' counts.

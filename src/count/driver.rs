@@ -589,6 +589,8 @@ struct State {
     meter: Option<super::ledger::Meter>,
     /// The piece in progress where it goes on from parts an earlier run counted, and how many.
     resumed: Option<(usize, usize)>,
+    /// The piece about to be done and the nodes above it that it made (see [`Host::above`]).
+    above: Option<(usize, Vec<(usize, f64)>)>,
 }
 
 /// The driver's side of a run (see [`Host`]): the shard, the checkpoint log and progress.
@@ -753,6 +755,7 @@ impl Host for Runner<'_> {
             },
             id: Some(id),
             resumed: None,
+            above: None,
         };
         Ok(todo)
     }
@@ -764,9 +767,19 @@ impl Host for Runner<'_> {
         // counted: said, so that no projection takes them for a whole piece's
         let resumed_note =
             resumed.map(|(_, leaves)| (super::ledger::RESUMED_NOTE, leaves.to_string()));
+        // and the work it shares with the pieces under the same nodes, which the projections
+        // of `knights status` take apart
+        let above_note = s
+            .above
+            .take()
+            .filter(|(p, made)| *p == i && !made.is_empty())
+            .map(|(_, made)| super::ledger::above_note(&made));
         // the lock also orders the log's lines; a write is short next to a piece
         let mut time_notes = s.meter.as_ref().map_or_else(Vec::new, |m| m.time_notes());
         time_notes.extend(resumed_note.clone());
+        if s.meter.is_some() {
+            time_notes.extend(above_note.clone());
+        }
         if let Some(log) = &mut s.log {
             if let Err(e) = log.record(i, &count, &time_notes) {
                 // Relaxed: the flag only asks the workers to stop
@@ -777,6 +790,7 @@ impl Host for Runner<'_> {
         if let (Some(dir), Some(id), Some(meter)) = (&self.job.ledger, &s.id, &s.meter) {
             let mut notes = meter.notes(self.job.thread_count());
             notes.extend(resumed_note);
+            notes.extend(above_note);
             if let Err(e) = checkpoint::write_ledger(dir, id, i, &count, &notes) {
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());
@@ -817,6 +831,10 @@ impl Host for Runner<'_> {
 
     fn resumed(&self, i: usize, leaves: usize) {
         self.state().resumed = Some((i, leaves));
+    }
+
+    fn above(&self, i: usize, made: &[(usize, f64)]) {
+        self.state().above = Some((i, made.to_vec()));
     }
 }
 

@@ -75,6 +75,28 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
 /// number of them): its time and memory are the rest's only, and no projection takes them.
 pub const RESUMED_NOTE: &str = "resumed_parts";
 
+/// The note of a record whose piece made nodes of the digit tree above it (see
+/// [`crate::engine::Host::above`]): `depth:cpu_seconds` for each, joined by commas.
+pub const ABOVE_NOTE: &str = "above_cpu_s";
+
+/// The [`ABOVE_NOTE`] of the nodes `made` (depth, CPU seconds).
+#[must_use]
+pub fn above_note(made: &[(usize, f64)]) -> (&'static str, String) {
+    let parts: Vec<String> = made.iter().map(|(j, s)| format!("{j}:{s:.1}")).collect();
+    (ABOVE_NOTE, parts.join(","))
+}
+
+/// The nodes an [`ABOVE_NOTE`]'s value gives, `None` where it is not one's.
+fn parse_above(v: &str) -> Option<Vec<(usize, f64)>> {
+    v.split(',')
+        .map(|p| {
+            let (j, s) = p.split_once(':')?;
+            let (j, s) = (j.parse::<usize>().ok()?, s.parse::<f64>().ok()?);
+            (j > 0 && s.is_finite() && s >= 0.0).then_some((j, s))
+        })
+        .collect()
+}
+
 /// The figures of the piece in progress, from its start.
 pub struct Meter {
     wall: Instant,
@@ -89,7 +111,7 @@ impl Meter {
     pub fn start() -> Meter {
         Meter {
             wall: Instant::now(),
-            cpu: cpu_seconds(),
+            cpu: crate::engine::cpu_seconds(),
             reset: reset_peak(),
         }
     }
@@ -100,7 +122,7 @@ impl Meter {
     pub fn timing() -> Meter {
         Meter {
             wall: Instant::now(),
-            cpu: cpu_seconds(),
+            cpu: crate::engine::cpu_seconds(),
             reset: false,
         }
     }
@@ -122,7 +144,7 @@ impl Meter {
             "wall_s",
             format!("{:.1}", self.wall.elapsed().as_secs_f64()),
         )];
-        if let (Some(a), Some(b)) = (self.cpu, cpu_seconds()) {
+        if let (Some(a), Some(b)) = (self.cpu, crate::engine::cpu_seconds()) {
             n.push(("cpu_s", format!("{:.1}", b - a)));
         }
         n
@@ -157,18 +179,6 @@ impl Meter {
 }
 
 const GIB: f64 = (1u64 << 30) as f64;
-
-/// The CPU seconds (user and system) of the process so far.
-#[must_use]
-pub fn cpu_seconds() -> Option<f64> {
-    // SAFETY: getrusage fills the struct it is given and has no other effect
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut u) } != 0 {
-        return None;
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Some(secs(u.ru_utime) + secs(u.ru_stime))
-}
 
 /// Resets the process's resident high-water mark (Linux 4.0 on); whether it did.
 fn reset_peak() -> bool {
@@ -210,6 +220,11 @@ pub struct Status {
     /// The records of pieces that went on from parts an earlier run counted ([`RESUMED_NOTE`]):
     /// their CPU time is left out of `cpu`.
     pub resumed: usize,
+    /// The nodes above its piece each record's process made ([`ABOVE_NOTE`]), by piece.
+    pub above: BTreeMap<usize, Vec<(usize, f64)>>,
+    /// A digit tree's cut as the records give it (its parameter, pieces and shards), for the
+    /// projection by class.
+    tree: Option<(usize, usize, u32)>,
 }
 
 /// What the notes of a log's records say of the pieces' cost.
@@ -222,6 +237,8 @@ pub struct NoteFigures {
     pub peak_mib: u64,
     /// The records marked [`RESUMED_NOTE`].
     pub resumed: usize,
+    /// The nodes above its piece that each record's process made ([`ABOVE_NOTE`]), by piece.
+    pub above: BTreeMap<usize, Vec<(usize, f64)>>,
 }
 
 impl NoteFigures {
@@ -240,6 +257,11 @@ impl NoteFigures {
                     ("peak_mib" | "peak_mib_since_start", Ok(m)) if m.is_finite() => {
                         f.peak_mib = f.peak_mib.max(m as u64);
                     }
+                    (ABOVE_NOTE, _) => {
+                        if let Some(made) = parse_above(v) {
+                            f.above.insert(piece, made);
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -248,10 +270,10 @@ impl NoteFigures {
     }
 }
 
-/// How a projection by class (see [`crate::frontier::by_class`]) is made, in parentheses, for
+/// How a projection by class (see [`crate::frontier::project_left`]) is made, in parentheses, for
 /// `unmeasured` pieces left of a class no record times.
 pub(crate) fn by_class_basis(unmeasured: usize) -> String {
-    let mut s = " (each piece at the mean CPU time of the pieces counted of its class: how many of its digits are 1, the squares where the path crosses the cut".to_string();
+    let mut s = " (each piece at the mean CPU time of the pieces counted of its class, how many of its digits are 1 (the squares where the path crosses the cut), less the nodes above it that its record says it made; those nodes still to make for the pieces left, once each at the mean of their depth".to_string();
     if unmeasured > 0 {
         s += &format!(
             "; {unmeasured} of a class none of whose pieces has figures, at the mean of all"
@@ -291,13 +313,17 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
     let mut done = BTreeSet::new();
     let mut classes = None;
     let mut resumed = 0;
+    let mut above = BTreeMap::new();
+    let mut tree = None;
     for l in records.iter().filter(|l| !foreign.contains(&&l.path)) {
         if classes.is_none() && l.id.engine == crate::count::Engine::Frontier.name() {
             classes = crate::frontier::piece_classes(l.id.split, l.id.units, l.id.shard.count);
+            tree = Some((l.id.split, l.id.units, l.id.shard.count));
         }
         done.extend(l.done.keys().copied());
         let f = NoteFigures::of(&l.notes);
         cpu.extend(f.cpu);
+        above.extend(f.above);
         peak_mib = peak_mib.max(f.peak_mib);
         resumed += f.resumed;
     }
@@ -310,6 +336,8 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         done,
         classes,
         resumed,
+        above,
+        tree,
     })
 }
 
@@ -346,14 +374,16 @@ impl Status {
     }
 
     /// The projected time of the pieces left on this machine (every core), each at the mean
-    /// CPU seconds of the records of its class, and how many pieces left have a class no record
-    /// has (taken at the mean of all). `None` where the cut has no classes or no record has
-    /// figures.
+    /// CPU seconds of the records of its class less the nodes above them they made, plus those
+    /// nodes still to make (see [`crate::frontier::project_left`]); and how many pieces left
+    /// have a class no record has (taken at the mean of all). `None` where the cut has no
+    /// classes or no record has figures.
     #[must_use]
     pub fn left_by_class(&self) -> Option<(f64, usize)> {
-        let classes = self.classes.as_deref()?;
-        let left = (0..classes.len()).filter(|p| !self.done.contains(p));
-        let (secs, unmeasured) = crate::frontier::by_class(&self.cpu, classes, left)?;
+        let (param, pieces, shards) = self.tree?;
+        let left: Vec<usize> = (0..pieces).filter(|p| !self.done.contains(p)).collect();
+        let (secs, unmeasured) =
+            crate::frontier::project_left(param, pieces, shards, &self.cpu, &self.above, &left)?;
         Some((secs / crate::engine::cores() as f64, unmeasured))
     }
 
@@ -468,6 +498,24 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_nodes_above_a_piece_are_noted_and_read_back() {
+        let (k, v) = above_note(&[(1, 6.04), (3, 0.0)]);
+        assert_eq!((k, v.as_str()), (ABOVE_NOTE, "1:6.0,3:0.0"));
+        assert_eq!(parse_above(&v), Some(vec![(1, 6.0), (3, 0.0)]));
+        let notes: BTreeMap<usize, super::super::checkpoint::Notes> = [
+            (5, vec![(ABOVE_NOTE.to_string(), v.clone())]),
+            // damaged values are no figure
+            (6, vec![(ABOVE_NOTE.to_string(), "1:x".to_string())]),
+            (7, vec![(ABOVE_NOTE.to_string(), "0:1.0".to_string())]),
+            (8, vec![(ABOVE_NOTE.to_string(), "1:-2,2:1".to_string())]),
+            (9, vec![(ABOVE_NOTE.to_string(), "1:NaN".to_string())]),
+        ]
+        .into();
+        let f = NoteFigures::of(&notes);
+        assert_eq!(f.above.keys().copied().collect::<Vec<_>>(), [5]);
+    }
 
     #[test]
     fn the_recent_mean_is_of_the_highest_numbered_pieces() {

@@ -127,21 +127,29 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
 }
 
 /// The time of a digit tree's pieces left in `l`'s shard on this machine, each at the mean CPU
-/// seconds of the records of its class (the count's own projection as it goes: its pieces
-/// differ by a thousand times, and it counts one of each class first); `None` where the cut has
-/// no classes or no record its time.
+/// seconds of the records of its class less the nodes above them they made, and those nodes
+/// still to make for the pieces left at the mean of their depth (the count's own projection as
+/// it goes: its pieces differ by a thousand times, and it counts one of each class first);
+/// `None` where the cut has no classes or no record its time.
 fn left_by_class(l: &Loaded) -> Option<(f64, usize)> {
     if l.id.engine != Engine::Frontier.name() {
         return None;
     }
-    let classes = crate::frontier::piece_classes(l.id.split, l.id.units, l.id.shard.count)?;
-    let cpu = super::ledger::NoteFigures::of(&l.notes).cpu;
-    let left =
+    let f = super::ledger::NoteFigures::of(&l.notes);
+    let left: Vec<usize> =
         l.id.shard
             .units(l.id.units)
             .into_iter()
-            .filter(|u| !l.done.contains_key(u));
-    let (secs, unmeasured) = crate::frontier::by_class(&cpu, &classes, left)?;
+            .filter(|u| !l.done.contains_key(u))
+            .collect();
+    let (secs, unmeasured) = crate::frontier::project_left(
+        l.id.split,
+        l.id.units,
+        l.id.shard.count,
+        &f.cpu,
+        &f.above,
+        &left,
+    )?;
     Some((secs / crate::engine::cores() as f64, unmeasured))
 }
 

@@ -301,6 +301,9 @@ struct PieceFigures {
     /// The seconds spent making the nodes above the pieces, and how many, by depth (index 0:
     /// the roots' children).
     above: Vec<(f64, usize)>,
+    /// The CPU seconds of the nodes above the piece in progress, by depth (index 0: the
+    /// roots' children), for its record (see [`Host::above`]).
+    above_cpu: Vec<Option<f64>>,
 }
 
 impl PieceFigures {
@@ -342,6 +345,49 @@ pub(crate) fn above_left(
         total += nodes as f64 * secs / n as f64;
     }
     total
+}
+
+/// The CPU seconds the pieces `left` of a tree cut recorded as `param` (`pieces` pieces
+/// numbered for `shards` shards) will take, from the records of the pieces counted: each piece
+/// at the mean of its class's own times (`cpu`, less the nodes above it that it made:
+/// `above`, as [`Host::above`] gives them), and the nodes above the pieces left at the mean of
+/// their depth's, each made once for the pieces under it (a process that resumes keeps none);
+/// and how many pieces were taken at the mean of all for want of a record of their class. The
+/// count's own projection as it goes (see [`above_left`]), for `knights status`. `None` where
+/// the cut is not a tree or no record has its time.
+pub fn project_left(
+    param: usize,
+    pieces: usize,
+    shards: u32,
+    cpu: &BTreeMap<usize, f64>,
+    above: &BTreeMap<usize, Vec<(usize, f64)>>,
+    left: &[usize],
+) -> Option<(f64, usize)> {
+    let depth = depth_of_param(param)? as usize;
+    let classes = piece_classes(param, pieces, shards)?;
+    let mut made = vec![(0.0, 0usize); depth];
+    for &(j, secs) in above.values().flatten() {
+        if let Some(m) = j.checked_sub(1).and_then(|j| made.get_mut(j)) {
+            m.0 += secs;
+            m.1 += 1;
+        }
+    }
+    let own: BTreeMap<usize, f64> = cpu
+        .iter()
+        .map(|(&p, &c)| {
+            let path: f64 = above.get(&p).map_or(0.0, |a| a.iter().map(|m| m.1).sum());
+            (p, (c - path).max(0.0))
+        })
+        .collect();
+    let (secs, unmeasured) = by_class(&own, &classes, left.iter().copied())?;
+    let order = order(pieces, shards as usize);
+    let mut left = left.to_vec();
+    left.retain(|&i| i < pieces);
+    left.sort_by_key(|&i| order[i]);
+    Some((
+        secs + above_left(&order, depth, &left, &[], &made),
+        unmeasured,
+    ))
 }
 
 impl<K: Key> Run<'_, K> {
@@ -434,6 +480,7 @@ impl<K: Key> Run<'_, K> {
             let p = order[i];
             let began = t.elapsed().as_secs_f64();
             let above_before = figures.above_secs();
+            figures.above_cpu.clear();
             let resumed = self.leaves.begin(i as u64)?;
             if resumed > 0 {
                 host.resumed(i, resumed);
@@ -459,6 +506,10 @@ impl<K: Key> Run<'_, K> {
                 }
                 Err(e) => return Err(e),
             };
+            let made: Vec<(usize, f64)> = (figures.above_cpu.iter().enumerate())
+                .filter_map(|(j, s)| Some((j + 1, (*s)?)))
+                .collect();
+            host.above(i, &made);
             host.done(i, count)?;
             done += 1;
             let spent = t.elapsed().as_secs_f64();
@@ -971,12 +1022,20 @@ impl<K: Key> Run<'_, K> {
                 return Ok(BigUint::ZERO);
             }
             let began = Instant::now();
+            let cpu = crate::engine::cpu_seconds();
             let (xc, yc) = self.child(plan, j, x, y, (q % 3) as usize)?;
             if figures.above.len() <= j {
                 figures.above.resize(j + 1, (0.0, 0));
             }
+            if figures.above_cpu.len() <= j {
+                figures.above_cpu.resize(j + 1, None);
+            }
             figures.above[j].0 += began.elapsed().as_secs_f64();
             figures.above[j].1 += 1;
+            let spent = figures.above_cpu[j].get_or_insert(0.0);
+            if let (Some(a), Some(b)) = (cpu, crate::engine::cpu_seconds()) {
+                *spent += b - a;
+            }
             path.push((q, xc, yc));
         }
         let (x, y) = match path.last() {
@@ -1343,6 +1402,35 @@ mod tests {
         let zeros: Vec<usize> = (0..27).filter(|&i| classes[i] == 0).collect();
         let mut one = zeros.repeat(4);
         assert_eq!(sample_first(&mut one, &classes, 7), 0);
+    }
+
+    #[test]
+    fn status_projects_the_pieces_left_without_the_paths_their_records_made() {
+        let param = TREE_PARAM | 2;
+        // piece 0 (class 0) made both nodes of its path, piece 1 (class 1) its own node only
+        let cpu: BTreeMap<usize, f64> = [(0, 20.0), (1, 15.0)].into();
+        let above: BTreeMap<usize, Vec<(usize, f64)>> =
+            [(0, vec![(1, 6.0), (2, 1.0)]), (1, vec![(2, 1.0)])].into();
+        let left: Vec<usize> = (2..9).collect();
+        // classes of pieces 2 to 8: 0, 1, 2, 1, 0, 1, 0; at 13 s, 14 s and (class 2, none
+        // counted) the mean 13.5 s: 94.5 s; then nodes 0, 1 and 2 of depth 1 at 6 s and the
+        // seven of depth 2 at 1 s
+        assert_eq!(
+            project_left(param, 9, 1, &cpu, &above, &left),
+            Some((94.5 + 18.0 + 7.0, 1))
+        );
+        // records of a build that wrote no such note: their whole times, no node apart
+        let plain = by_class(&cpu, &piece_classes(param, 9, 1).unwrap(), 2..9);
+        assert_eq!(
+            project_left(param, 9, 1, &cpu, &BTreeMap::new(), &left),
+            plain
+        );
+        // not a tree's cut, or no record timed
+        assert_eq!(project_left(2, 9, 1, &cpu, &above, &left), None);
+        assert_eq!(
+            project_left(param, 9, 1, &BTreeMap::new(), &above, &left),
+            None
+        );
     }
 
     #[test]

@@ -58,7 +58,7 @@ use crate::store::{CheckpointError, beside};
 use join::{Boundary, MAX_BOUNDARY, RightIndex};
 use layout::{Rules, Step, Walk};
 pub(crate) use meet::depth_of_param;
-pub use meet::{by_class, order as tree_order, piece_classes};
+pub use meet::{by_class, order as tree_order, piece_classes, project_left};
 use snapshot::{RunName, Snapshot};
 use state::Key;
 use sweep::Sweep;

@@ -947,6 +947,25 @@ fn status_projects_a_digit_tree_by_class_from_the_records_times() {
     run("0,1,4");
     let text = fs::read_to_string(&ck).unwrap();
     assert!(["0", "1", "4"].iter().all(|p| timed(&text, p)), "{text}");
+    // and the nodes of the tree above it that it made (depth 1, then 2: its own): piece 1
+    // shares piece 0's node of depth 1, piece 4 makes its own
+    let above = |piece: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.starts_with(&format!("{piece} ")));
+        let note = line.and_then(|l| l.split(' ').find_map(|kv| kv.strip_prefix("above_cpu_s=")));
+        note.unwrap_or_else(|| panic!("piece {piece}: {text}"))
+            .split(',')
+            .map(|m| m.split(':').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        (above("0"), above("1"), above("4")),
+        (
+            vec!["1".into(), "2".into()],
+            vec!["2".into()],
+            vec!["1".into(), "2".into()]
+        ),
+        "{text}"
+    );
     let v = status_json(&ck);
     assert_eq!(v["pieces_done"], 3);
     let by_class = v["seconds_left_by_class"].as_f64();
