@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use knights::count::ledger;
+use knights::count::folder;
 use knights::frontier::{by_class, tree_order};
 
 fn main() {
@@ -34,7 +34,7 @@ fn main() {
     let shards: usize = args
         .next()
         .map_or(16, |a| a.parse().expect("a number of shards"));
-    let status = match ledger::status(&dir) {
+    let status = match folder::status(&dir) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("ledger_projection: {e}");

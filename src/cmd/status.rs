@@ -8,7 +8,7 @@ use crate::emit;
 
 pub(crate) fn run(a: &StatusArgs) -> Result<u8> {
     if a.file.is_dir() {
-        let s = knights::count::ledger::status(&a.file)?;
+        let s = knights::count::folder::status(&a.file)?;
         if a.json {
             emit(&(s.json().to_string() + "\n"))?;
         } else {

@@ -9,6 +9,7 @@
 
 pub mod checkpoint;
 pub mod driver;
+pub mod folder;
 pub mod ledger;
 pub mod report;
 pub mod status;

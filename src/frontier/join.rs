@@ -17,9 +17,8 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::state::{FREE, Key, SAT, TERM, byte_table};
-use super::sweep::{big, big_words};
-use super::table::Layer;
+use super::state::{Key, TERM, byte_table, has, need};
+use super::table::{Layer, big, big_words};
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
 pub(crate) const MAX_BOUNDARY: u32 = 16;
@@ -29,26 +28,6 @@ pub(crate) const MAX_BOUNDARY: u32 = 16;
 #[derive(Clone, Debug)]
 pub(crate) struct Boundary {
     pub(crate) slots: Vec<u32>,
-}
-
-/// What a boundary square needs from the right: 0, 1 or 2 edges.
-#[inline]
-pub(crate) fn need(code: u8) -> u64 {
-    match code {
-        FREE => 2,
-        SAT => 0,
-        _ => 1,
-    }
-}
-
-/// What a boundary square has from the right.
-#[inline]
-pub(crate) fn has(code: u8) -> u64 {
-    match code {
-        FREE => 0,
-        SAT => 2,
-        _ => 1,
-    }
 }
 
 impl Boundary {

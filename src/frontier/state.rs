@@ -356,6 +356,26 @@ pub(crate) fn permuted<K: Key>(k: K, perm: &[u8], slots: u32) -> K {
     canonical(out, slots)
 }
 
+/// What a boundary square needs from the right: 0, 1 or 2 edges.
+#[inline]
+pub(crate) fn need(code: u8) -> u64 {
+    match code {
+        FREE => 2,
+        SAT => 0,
+        _ => 1,
+    }
+}
+
+/// What a boundary square has from the right.
+#[inline]
+pub(crate) fn has(code: u8) -> u64 {
+    match code {
+        FREE => 0,
+        SAT => 2,
+        _ => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::expand::{ANY, expand, expand_digit};
 use super::layout::Step;
 use super::state::Key;
-use super::table::{Batch, Bound, Builder, Layer, Limbs, Stopped};
+use super::table::{Batch, Bound, Builder, Layer, Limbs, Stopped, big};
 use super::tree::{self, Src, entries};
 
 /// What a walk keeps to itself between layers.
@@ -33,17 +33,6 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) last_growth: f64,
     /// States read by the steps so far (for the rate a state costs).
     pub(crate) read: u64,
-}
-
-/// A number from its little-endian bytes (a table's count).
-pub(crate) fn big(bytes: &[u8]) -> BigUint {
-    BigUint::from_bytes_le(bytes)
-}
-
-/// A number from little-endian 64-bit words.
-pub(crate) fn big_words(limbs: &[u64]) -> BigUint {
-    let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
-    BigUint::from_bytes_le(&bytes)
 }
 
 impl<K: Key> Sweep<'_, K> {

@@ -13,6 +13,8 @@ use std::marker::PhantomData;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use num_bigint::BigUint;
+
 use super::state::Key;
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
@@ -673,6 +675,17 @@ impl<K: Key> Drop for Batch<'_, K> {
             self.builder.flush(p, &self.keys[p], &self.counts[p]);
         }
     }
+}
+
+/// A number from its little-endian bytes (a table's count).
+pub(crate) fn big(bytes: &[u8]) -> BigUint {
+    BigUint::from_bytes_le(bytes)
+}
+
+/// A number from little-endian 64-bit words.
+pub(crate) fn big_words(limbs: &[u64]) -> BigUint {
+    let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+    BigUint::from_bytes_le(&bytes)
 }
 
 #[cfg(test)]

@@ -25,9 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::Run;
-use super::join::has;
 use super::layout::Step;
-use super::state::Key;
+use super::state::{Key, has};
 use super::table::{Batch, Bound, Builder, Layer, Limbs, Shape, Stopped};
 use crate::engine::RunError;
 use crate::error::Error;
