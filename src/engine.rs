@@ -262,11 +262,34 @@ pub trait Host: Sync {
     /// Piece `i` goes on from `leaves` parts counted by an earlier run (the digit tree's
     /// leaves): the time and memory this run measures for it are its rest's only.
     fn resumed(&self, _i: usize, _leaves: usize) {}
-    /// Piece `i`, about to be reported done, made the nodes of a digit tree above it at these
-    /// depths (from 1, the roots' children), in these CPU seconds each: the work it shares
-    /// with the pieces under the same nodes, which a projection of the pieces left takes apart
-    /// from theirs (see [`crate::frontier::project_left`]).
-    fn above(&self, _i: usize, _made: &[(usize, f64)]) {}
+    /// Piece `i`, about to be reported done, made these nodes of a digit tree above it: the
+    /// work it shares with the pieces under the same nodes, which a projection of the pieces
+    /// left takes apart from theirs (see [`crate::frontier::project_left`]).
+    fn above(&self, _i: usize, _made: &[Made]) {}
+    /// The pieces of this count an earlier run recorded with their times (a resumed
+    /// checkpoint's), so that the pieces left are projected from the start of the run that
+    /// goes on, not after its first piece.
+    fn earlier(&self) -> Vec<Timed> {
+        Vec::new()
+    }
+}
+
+/// A node of a digit tree that a piece made on its way from the roots (see [`Host::above`]): its
+/// depth (1: the roots' children) and the wall and CPU seconds it took.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Made {
+    pub depth: usize,
+    pub wall: f64,
+    pub cpu: f64,
+}
+
+/// A piece an earlier run of the same count recorded with its wall seconds and the nodes above
+/// it that it made (see [`Host::earlier`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timed {
+    pub piece: usize,
+    pub wall: f64,
+    pub above: Vec<Made>,
 }
 
 /// What a run found besides its pieces' counts.

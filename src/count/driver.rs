@@ -22,7 +22,9 @@ use super::report::Report;
 use super::{Count, Engine, obstruction};
 use crate::board::Board;
 use crate::dfs::{Dfs, Plan};
-use crate::engine::{CountEngine, CountSpec, Host, Limits, Recorded, Request, Split, TreeSize};
+use crate::engine::{
+    CountEngine, CountSpec, Host, Limits, Made, Recorded, Request, Split, Timed, TreeSize,
+};
 use crate::error::Error;
 use crate::frontier::{self, Frontier};
 use crate::human::{group_u64, plural};
@@ -590,7 +592,9 @@ struct State {
     /// The piece in progress where it goes on from parts an earlier run counted, and how many.
     resumed: Option<(usize, usize)>,
     /// The piece about to be done and the nodes above it that it made (see [`Host::above`]).
-    above: Option<(usize, Vec<(usize, f64)>)>,
+    above: Option<(usize, Vec<Made>)>,
+    /// The pieces the checkpoint resumed records with their times (see [`Host::earlier`]).
+    earlier: Vec<Timed>,
 }
 
 /// The driver's side of a run (see [`Host`]): the shard, the checkpoint log and progress.
@@ -626,6 +630,7 @@ impl Host for Runner<'_> {
                 split.fingerprint,
             )
         };
+        let mut earlier = Vec::new();
         let (log, done) = match &job.checkpoint {
             Some(path) => {
                 if let Some(old) = checkpoint::read(path)
@@ -667,6 +672,7 @@ impl Host for Runner<'_> {
                         }
                     ));
                 }
+                earlier = super::ledger::NoteFigures::of(&loaded.notes).timed();
                 (Some(c), loaded.done)
             }
             None => (None, BTreeMap::new()),
@@ -756,6 +762,7 @@ impl Host for Runner<'_> {
             id: Some(id),
             resumed: None,
             above: None,
+            earlier,
         };
         Ok(todo)
     }
@@ -833,8 +840,12 @@ impl Host for Runner<'_> {
         self.state().resumed = Some((i, leaves));
     }
 
-    fn above(&self, i: usize, made: &[(usize, f64)]) {
+    fn above(&self, i: usize, made: &[Made]) {
         self.state().above = Some((i, made.to_vec()));
+    }
+
+    fn earlier(&self) -> Vec<Timed> {
+        self.state().earlier.clone()
     }
 }
 

@@ -28,7 +28,7 @@ pub struct Status {
     /// their CPU time is left out of `cpu`.
     pub resumed: usize,
     /// The nodes above its piece each record's process made ([`ABOVE_NOTE`]), by piece.
-    pub above: BTreeMap<usize, Vec<(usize, f64)>>,
+    pub above: BTreeMap<usize, Vec<crate::engine::Made>>,
     /// A digit tree's cut as the records give it (its parameter, pieces and shards), for the
     /// projection by class.
     tree: Option<(usize, usize, u32)>,

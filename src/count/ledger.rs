@@ -17,6 +17,7 @@ use std::time::Instant;
 use num_bigint::BigUint;
 
 use super::checkpoint::{self, RunId};
+use crate::engine::{Made, Timed};
 use crate::store::CheckpointError;
 
 /// What a ledger holds of one run ([`read`]).
@@ -76,23 +77,33 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
 pub const RESUMED_NOTE: &str = "resumed_parts";
 
 /// The note of a record whose piece made nodes of the digit tree above it (see
-/// [`crate::engine::Host::above`]): `depth:cpu_seconds` for each, joined by commas.
-pub const ABOVE_NOTE: &str = "above_cpu_s";
+/// [`crate::engine::Host::above`]): `depth:wall_seconds:cpu_seconds` for each, joined by commas.
+pub const ABOVE_NOTE: &str = "above_s";
 
-/// The [`ABOVE_NOTE`] of the nodes `made` (depth, CPU seconds).
+/// The [`ABOVE_NOTE`] of the nodes `made`.
 #[must_use]
-pub fn above_note(made: &[(usize, f64)]) -> (&'static str, String) {
-    let parts: Vec<String> = made.iter().map(|(j, s)| format!("{j}:{s:.1}")).collect();
+pub fn above_note(made: &[Made]) -> (&'static str, String) {
+    let parts: Vec<String> = made
+        .iter()
+        .map(|m| format!("{}:{:.1}:{:.1}", m.depth, m.wall, m.cpu))
+        .collect();
     (ABOVE_NOTE, parts.join(","))
 }
 
 /// The nodes an [`ABOVE_NOTE`]'s value gives, `None` where it is not one's.
-fn parse_above(v: &str) -> Option<Vec<(usize, f64)>> {
+fn parse_above(v: &str) -> Option<Vec<Made>> {
     v.split(',')
         .map(|p| {
-            let (j, s) = p.split_once(':')?;
-            let (j, s) = (j.parse::<usize>().ok()?, s.parse::<f64>().ok()?);
-            (j > 0 && s.is_finite() && s >= 0.0).then_some((j, s))
+            let mut f = p.split(':');
+            let depth = f.next()?.parse::<usize>().ok()?;
+            let wall = f.next()?.parse::<f64>().ok()?;
+            let cpu = f.next()?.parse::<f64>().ok()?;
+            let fine = |s: f64| s.is_finite() && s >= 0.0;
+            (f.next().is_none() && depth > 0 && fine(wall) && fine(cpu)).then_some(Made {
+                depth,
+                wall,
+                cpu,
+            })
         })
         .collect()
 }
@@ -213,8 +224,10 @@ pub struct NoteFigures {
     pub peak_mib: u64,
     /// The records marked [`RESUMED_NOTE`].
     pub resumed: usize,
+    /// The wall seconds of each piece whose record has them (as `cpu`).
+    pub wall: BTreeMap<usize, f64>,
     /// The nodes above its piece that each record's process made ([`ABOVE_NOTE`]), by piece.
-    pub above: BTreeMap<usize, Vec<(usize, f64)>>,
+    pub above: BTreeMap<usize, Vec<Made>>,
 }
 
 impl NoteFigures {
@@ -230,6 +243,9 @@ impl NoteFigures {
                     ("cpu_s", Ok(c)) if !part && c.is_finite() && c >= 0.0 => {
                         f.cpu.insert(piece, c);
                     }
+                    ("wall_s", Ok(w)) if !part && w.is_finite() && w >= 0.0 => {
+                        f.wall.insert(piece, w);
+                    }
                     ("peak_mib" | "peak_mib_since_start", Ok(m)) if m.is_finite() => {
                         f.peak_mib = f.peak_mib.max(m as u64);
                     }
@@ -243,6 +259,20 @@ impl NoteFigures {
             }
         }
         f
+    }
+
+    /// The pieces with wall seconds, each with the nodes above it that it made, as a run that
+    /// goes on takes them (see [`crate::engine::Host::earlier`]).
+    #[must_use]
+    pub fn timed(&self) -> Vec<Timed> {
+        self.wall
+            .iter()
+            .map(|(&piece, &wall)| Timed {
+                piece,
+                wall,
+                above: self.above.get(&piece).cloned().unwrap_or_default(),
+            })
+            .collect()
     }
 }
 
@@ -264,16 +294,35 @@ mod tests {
 
     #[test]
     fn the_nodes_above_a_piece_are_noted_and_read_back() {
-        let (k, v) = above_note(&[(1, 6.04), (3, 0.0)]);
-        assert_eq!((k, v.as_str()), (ABOVE_NOTE, "1:6.0,3:0.0"));
-        assert_eq!(parse_above(&v), Some(vec![(1, 6.0), (3, 0.0)]));
+        let made = [
+            Made {
+                depth: 1,
+                wall: 3.04,
+                cpu: 6.04,
+            },
+            Made {
+                depth: 3,
+                wall: 0.0,
+                cpu: 0.0,
+            },
+        ];
+        let (k, v) = above_note(&made);
+        assert_eq!((k, v.as_str()), (ABOVE_NOTE, "1:3.0:6.0,3:0.0:0.0"));
+        let back = parse_above(&v).unwrap();
+        assert_eq!(back[1], made[1]);
+        assert_eq!((back[0].depth, back[0].wall, back[0].cpu), (1, 3.0, 6.0));
         let notes: BTreeMap<usize, super::super::checkpoint::Notes> = [
             (5, vec![(ABOVE_NOTE.to_string(), v.clone())]),
             // damaged values are no figure
-            (6, vec![(ABOVE_NOTE.to_string(), "1:x".to_string())]),
-            (7, vec![(ABOVE_NOTE.to_string(), "0:1.0".to_string())]),
-            (8, vec![(ABOVE_NOTE.to_string(), "1:-2,2:1".to_string())]),
-            (9, vec![(ABOVE_NOTE.to_string(), "1:NaN".to_string())]),
+            (6, vec![(ABOVE_NOTE.to_string(), "1:x:1".to_string())]),
+            (7, vec![(ABOVE_NOTE.to_string(), "0:1.0:1.0".to_string())]),
+            (
+                8,
+                vec![(ABOVE_NOTE.to_string(), "1:-2:1,2:1:1".to_string())],
+            ),
+            (9, vec![(ABOVE_NOTE.to_string(), "1:1:NaN".to_string())]),
+            (10, vec![(ABOVE_NOTE.to_string(), "1:1".to_string())]),
+            (11, vec![(ABOVE_NOTE.to_string(), "1:1:1:1".to_string())]),
         ]
         .into();
         let f = NoteFigures::of(&notes);

@@ -55,7 +55,7 @@ use super::state::{Key, Perm};
 use super::table::{Batch, Builder, Layer, Stopped};
 use super::tree::{Node, Spill};
 use super::{Cut, Run};
-use crate::engine::{Host, Ran, RunError, Split};
+use crate::engine::{Host, Made, Ran, RunError, Split};
 use crate::error::Error;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::store::TurnLock;
@@ -301,14 +301,23 @@ struct PieceFigures {
     /// The seconds spent making the nodes above the pieces, and how many, by depth (index 0:
     /// the roots' children).
     above: Vec<(f64, usize)>,
-    /// The CPU seconds of the nodes above the piece in progress, by depth (index 0: the
-    /// roots' children), for its record (see [`Host::above`]).
-    above_cpu: Vec<Option<f64>>,
+    /// The nodes above the piece in progress that it made, by depth (index 0: the roots'
+    /// children), for its record (see [`Host::above`]).
+    made: Vec<Option<Made>>,
 }
 
 impl PieceFigures {
     fn above_secs(&self) -> f64 {
         self.above.iter().map(|&(s, _)| s).sum()
+    }
+
+    /// `n` nodes of `depth` (from 1) made in `secs`.
+    fn add_above(&mut self, depth: usize, secs: f64, n: usize) {
+        if self.above.len() < depth {
+            self.above.resize(depth, (0.0, 0));
+        }
+        self.above[depth - 1].0 += secs;
+        self.above[depth - 1].1 += n;
     }
 }
 
@@ -360,22 +369,22 @@ pub fn project_left(
     pieces: usize,
     shards: u32,
     cpu: &BTreeMap<usize, f64>,
-    above: &BTreeMap<usize, Vec<(usize, f64)>>,
+    above: &BTreeMap<usize, Vec<Made>>,
     left: &[usize],
 ) -> Option<(f64, usize)> {
     let depth = depth_of_param(param)? as usize;
     let classes = piece_classes(param, pieces, shards)?;
     let mut made = vec![(0.0, 0usize); depth];
-    for &(j, secs) in above.values().flatten() {
-        if let Some(m) = j.checked_sub(1).and_then(|j| made.get_mut(j)) {
-            m.0 += secs;
-            m.1 += 1;
+    for m in above.values().flatten() {
+        if let Some(d) = m.depth.checked_sub(1).and_then(|j| made.get_mut(j)) {
+            d.0 += m.cpu;
+            d.1 += 1;
         }
     }
     let own: BTreeMap<usize, f64> = cpu
         .iter()
         .map(|(&p, &c)| {
-            let path: f64 = above.get(&p).map_or(0.0, |a| a.iter().map(|m| m.1).sum());
+            let path: f64 = above.get(&p).map_or(0.0, |a| a.iter().map(|m| m.cpu).sum());
             (p, (c - path).max(0.0))
         })
         .collect();
@@ -472,6 +481,29 @@ impl<K: Key> Run<'_, K> {
         // kept (a checkpoint, a ledger), the others are counted first
         let mut left: Vec<(usize, RunError)> = Vec::new();
         let mut took: BTreeMap<usize, f64> = BTreeMap::new();
+        // a run that goes on takes the times its log records (each piece's own, the nodes above
+        // it apart), so that the pieces left are projected from the start
+        let earlier = host.earlier();
+        for t in earlier.iter().filter(|t| t.piece < split.pieces) {
+            for m in &t.above {
+                figures.add_above(m.depth, m.wall, 1);
+            }
+            let path: f64 = t.above.iter().map(|m| m.wall).sum();
+            took.insert(t.piece, (t.wall - path).max(0.0));
+        }
+        if let Some((secs, 0)) = by_class(&took, &classes, todo.iter().copied())
+            .filter(|_| !todo.is_empty() && !earlier.is_empty())
+        {
+            let rest = secs + above_left(&order, plan.depth, &todo, &[], &figures.above);
+            self.obs.rest(rest);
+            self.obs.info(&format!(
+                "the {} piece{} left projected at {} from the times of the {} the log records (each piece at the mean time of those of its class, and the nodes above them to make at the mean of their depth)",
+                todo.len(),
+                plural(todo.len() as u64),
+                human_duration(rest),
+                group_u64(took.len() as u64)
+            ));
+        }
         for (n, &i) in todo.iter().enumerate() {
             if self.stopped() {
                 return Ok(self.interrupted());
@@ -480,7 +512,7 @@ impl<K: Key> Run<'_, K> {
             let p = order[i];
             let began = t.elapsed().as_secs_f64();
             let above_before = figures.above_secs();
-            figures.above_cpu.clear();
+            figures.made.clear();
             let resumed = self.leaves.begin(i as u64)?;
             if resumed > 0 {
                 host.resumed(i, resumed);
@@ -506,9 +538,7 @@ impl<K: Key> Run<'_, K> {
                 }
                 Err(e) => return Err(e),
             };
-            let made: Vec<(usize, f64)> = (figures.above_cpu.iter().enumerate())
-                .filter_map(|(j, s)| Some((j + 1, (*s)?)))
-                .collect();
+            let made: Vec<Made> = figures.made.iter().flatten().copied().collect();
             host.above(i, &made);
             host.done(i, count)?;
             done += 1;
@@ -1024,18 +1054,22 @@ impl<K: Key> Run<'_, K> {
             let began = Instant::now();
             let cpu = crate::engine::cpu_seconds();
             let (xc, yc) = self.child(plan, j, x, y, (q % 3) as usize)?;
-            if figures.above.len() <= j {
-                figures.above.resize(j + 1, (0.0, 0));
+            let wall = began.elapsed().as_secs_f64();
+            let cpu = match (cpu, crate::engine::cpu_seconds()) {
+                (Some(a), Some(b)) => b - a,
+                _ => 0.0,
+            };
+            figures.add_above(j + 1, wall, 1);
+            if figures.made.len() <= j {
+                figures.made.resize(j + 1, None);
             }
-            if figures.above_cpu.len() <= j {
-                figures.above_cpu.resize(j + 1, None);
-            }
-            figures.above[j].0 += began.elapsed().as_secs_f64();
-            figures.above[j].1 += 1;
-            let spent = figures.above_cpu[j].get_or_insert(0.0);
-            if let (Some(a), Some(b)) = (cpu, crate::engine::cpu_seconds()) {
-                *spent += b - a;
-            }
+            let m = figures.made[j].get_or_insert(Made {
+                depth: j + 1,
+                wall: 0.0,
+                cpu: 0.0,
+            });
+            m.wall += wall;
+            m.cpu += cpu;
             path.push((q, xc, yc));
         }
         let (x, y) = match path.last() {
@@ -1409,8 +1443,16 @@ mod tests {
         let param = TREE_PARAM | 2;
         // piece 0 (class 0) made both nodes of its path, piece 1 (class 1) its own node only
         let cpu: BTreeMap<usize, f64> = [(0, 20.0), (1, 15.0)].into();
-        let above: BTreeMap<usize, Vec<(usize, f64)>> =
-            [(0, vec![(1, 6.0), (2, 1.0)]), (1, vec![(2, 1.0)])].into();
+        let made = |depth, cpu| Made {
+            depth,
+            wall: cpu / 2.0,
+            cpu,
+        };
+        let above: BTreeMap<usize, Vec<Made>> = [
+            (0, vec![made(1, 6.0), made(2, 1.0)]),
+            (1, vec![made(2, 1.0)]),
+        ]
+        .into();
         let left: Vec<usize> = (2..9).collect();
         // classes of pieces 2 to 8: 0, 1, 2, 1, 0, 1, 0; at 13 s, 14 s and (class 2, none
         // counted) the mean 13.5 s: 94.5 s; then nodes 0, 1 and 2 of depth 1 at 6 s and the

@@ -937,6 +937,7 @@ fn status_projects_a_digit_tree_by_class_from_the_records_times() {
             .output()
             .unwrap();
         assert_succeeded(&out);
+        String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let timed = |text: &str, piece: &str| {
         text.lines().any(|l| {
@@ -944,14 +945,18 @@ fn status_projects_a_digit_tree_by_class_from_the_records_times() {
         })
     };
     // pieces 0, 1 and 4 of the nine: digits 00, 01 and 11, one piece of each class
-    run("0,1,4");
+    let said = run("0,1,4");
+    assert!(
+        !said.contains("the log records"),
+        "a fresh run has no records: {said}"
+    );
     let text = fs::read_to_string(&ck).unwrap();
     assert!(["0", "1", "4"].iter().all(|p| timed(&text, p)), "{text}");
     // and the nodes of the tree above it that it made (depth 1, then 2: its own): piece 1
     // shares piece 0's node of depth 1, piece 4 makes its own
     let above = |piece: &str| -> Vec<String> {
         let line = text.lines().find(|l| l.starts_with(&format!("{piece} ")));
-        let note = line.and_then(|l| l.split(' ').find_map(|kv| kv.strip_prefix("above_cpu_s=")));
+        let note = line.and_then(|l| l.split(' ').find_map(|kv| kv.strip_prefix("above_s=")));
         note.unwrap_or_else(|| panic!("piece {piece}: {text}"))
             .split(',')
             .map(|m| m.split(':').next().unwrap().to_string())
@@ -976,8 +981,14 @@ fn status_projects_a_digit_tree_by_class_from_the_records_times() {
         said.contains("of the pieces counted of its class"),
         "{said}"
     );
-    // the count goes on: the log written again keeps the earlier records' times
-    run("2");
+    // the count goes on: it projects its pieces from the records' times at once, and the log
+    // written again keeps them
+    let said = run("2");
+    assert!(
+        said.contains("the 1 piece left projected at")
+            && said.contains("from the times of the 3 the log records"),
+        "{said}"
+    );
     let text = fs::read_to_string(&ck).unwrap();
     assert!(
         ["0", "1", "4", "2"].iter().all(|p| timed(&text, p)),
