@@ -272,6 +272,10 @@ pub trait Host: Sync {
     fn earlier(&self) -> Vec<Timed> {
         Vec::new()
     }
+    /// The work the pieces share is done (read back or made) and the pieces begin: the first
+    /// piece's time counts from here, not from [`Host::start`] (a resumed run reads its
+    /// shared tables after it learns its pieces).
+    fn pieces_begin(&self) {}
 }
 
 /// A node of a digit tree that a piece made on its way from the roots (see [`Host::above`]): its

@@ -847,6 +847,11 @@ impl Host for Runner<'_> {
     fn earlier(&self) -> Vec<Timed> {
         self.state().earlier.clone()
     }
+
+    fn pieces_begin(&self) {
+        let mut s = self.state();
+        s.meter = s.meter.as_ref().map(super::ledger::Meter::restarted);
+    }
 }
 
 /// Shard checkpoints put together.

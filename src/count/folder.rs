@@ -24,10 +24,10 @@ pub struct Status {
     /// Each piece's class where the cut has them (a digit tree's: see
     /// [`crate::frontier::piece_classes`]).
     pub classes: Option<Vec<u8>>,
-    /// The records of pieces that went on from parts an earlier run counted ([`RESUMED_NOTE`]):
+    /// The records of pieces that went on from parts an earlier run counted ([`RESUMED_NOTE`](super::ledger::RESUMED_NOTE)):
     /// their CPU time is left out of `cpu`.
     pub resumed: usize,
-    /// The nodes above its piece each record's process made ([`ABOVE_NOTE`]), by piece.
+    /// The nodes above its piece each record's process made ([`ABOVE_NOTE`](super::ledger::ABOVE_NOTE)), by piece.
     pub above: BTreeMap<usize, Vec<crate::engine::Made>>,
     /// A digit tree's cut as the records give it (its parameter, pieces and shards), for the
     /// projection by class.

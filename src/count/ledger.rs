@@ -83,9 +83,17 @@ pub const ABOVE_NOTE: &str = "above_s";
 /// The [`ABOVE_NOTE`] of the nodes `made`.
 #[must_use]
 pub fn above_note(made: &[Made]) -> (&'static str, String) {
+    // (whole seconds from 100 on: a record's note holds at most 200 characters)
+    let secs = |s: f64| {
+        if s < 100.0 {
+            format!("{s:.1}")
+        } else {
+            format!("{s:.0}")
+        }
+    };
     let parts: Vec<String> = made
         .iter()
-        .map(|m| format!("{}:{:.1}:{:.1}", m.depth, m.wall, m.cpu))
+        .map(|m| format!("{}:{}:{}", m.depth, secs(m.wall), secs(m.cpu)))
         .collect();
     (ABOVE_NOTE, parts.join(","))
 }
@@ -303,14 +311,14 @@ mod tests {
             Made {
                 depth: 3,
                 wall: 0.0,
-                cpu: 0.0,
+                cpu: 1234.56,
             },
         ];
         let (k, v) = above_note(&made);
-        assert_eq!((k, v.as_str()), (ABOVE_NOTE, "1:3.0:6.0,3:0.0:0.0"));
+        assert_eq!((k, v.as_str()), (ABOVE_NOTE, "1:3.0:6.0,3:0.0:1235"));
         let back = parse_above(&v).unwrap();
-        assert_eq!(back[1], made[1]);
         assert_eq!((back[0].depth, back[0].wall, back[0].cpu), (1, 3.0, 6.0));
+        assert_eq!((back[1].depth, back[1].wall, back[1].cpu), (3, 0.0, 1235.0));
         let notes: BTreeMap<usize, super::super::checkpoint::Notes> = [
             (5, vec![(ABOVE_NOTE.to_string(), v.clone())]),
             // damaged values are no figure

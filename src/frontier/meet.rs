@@ -382,7 +382,7 @@ pub(crate) fn above_left(
     made: &[(f64, usize)],
 ) -> f64 {
     let mut total = 0.0;
-    for j in 1..=depth {
+    for j in 1..depth {
         let Some(&(secs, n)) = made.get(j - 1).filter(|m| m.1 > 0) else {
             continue;
         };
@@ -419,17 +419,19 @@ pub fn project_left(
 ) -> Option<(f64, usize)> {
     let depth = depth_of_param(param)? as usize;
     let classes = piece_classes(param, pieces, shards)?;
+    // (the nodes above the pieces: a piece's own node, of depth `depth`, is its own work)
+    let shared = |m: &&Made| (1..depth).contains(&m.depth);
     let mut made = vec![(0.0, 0usize); depth];
-    for m in above.values().flatten() {
-        if let Some(d) = m.depth.checked_sub(1).and_then(|j| made.get_mut(j)) {
-            d.0 += m.cpu;
-            d.1 += 1;
-        }
+    for m in above.values().flatten().filter(shared) {
+        made[m.depth - 1].0 += m.cpu;
+        made[m.depth - 1].1 += 1;
     }
     let own: BTreeMap<usize, f64> = cpu
         .iter()
         .map(|(&p, &c)| {
-            let path: f64 = above.get(&p).map_or(0.0, |a| a.iter().map(|m| m.cpu).sum());
+            let path: f64 = above
+                .get(&p)
+                .map_or(0.0, |a| a.iter().filter(shared).map(|m| m.cpu).sum());
             (p, (c - path).max(0.0))
         })
         .collect();
@@ -519,6 +521,7 @@ impl<K: Key> Run<'_, K> {
             ));
         }
         let mut path: Vec<(u64, Node<K>, Node<K>)> = Vec::new();
+        host.pieces_begin();
         let t = Instant::now();
         let mut figures = PieceFigures::default();
         let mut done = 0usize;
@@ -530,10 +533,13 @@ impl<K: Key> Run<'_, K> {
         // it apart), so that the pieces left are projected from the start
         let earlier = host.earlier();
         for t in earlier.iter().filter(|t| t.piece < split.pieces) {
-            for m in &t.above {
+            let shared: Vec<_> = (t.above.iter())
+                .filter(|m| (1..plan.depth).contains(&m.depth))
+                .collect();
+            for m in &shared {
                 figures.add_above(m.depth, m.wall, 1);
             }
-            let path: f64 = t.above.iter().map(|m| m.wall).sum();
+            let path: f64 = shared.iter().map(|m| m.wall).sum();
             took.insert(t.piece, (t.wall - path).max(0.0));
         }
         if let Some((secs, 0)) = by_class(&took, &classes, todo.iter().copied())
@@ -1104,6 +1110,11 @@ impl<K: Key> Run<'_, K> {
                 (Some(a), Some(b)) => b - a,
                 _ => 0.0,
             };
+            path.push((q, xc, yc));
+            // the piece's own node is its own work, of its class; those above it are shared
+            if j + 1 == d {
+                continue;
+            }
             figures.add_above(j + 1, wall, 1);
             if figures.made.len() <= j {
                 figures.made.resize(j + 1, None);
@@ -1115,7 +1126,6 @@ impl<K: Key> Run<'_, K> {
             });
             m.wall += wall;
             m.cpu += cpu;
-            path.push((q, xc, yc));
         }
         let (x, y) = match path.last() {
             Some((_, x, y)) => (x, y),
@@ -1432,24 +1442,24 @@ mod tests {
 
     #[test]
     fn the_nodes_above_the_pieces_left_are_projected_once_each() {
-        // a tree of depth 2 (9 pieces, one shard: piece i is node i); a node of depth 1 took
-        // 6 s to make, one of depth 2 took 1 s
-        let order = order(9, 1);
-        let made = [(12.0, 2), (3.0, 3)];
+        // a tree of depth 3 (27 pieces, one shard: piece i is node i); a node of depth 1 took
+        // 6 s to make, one of depth 2 took 1 s; the pieces' own nodes (depth 3) are theirs
+        let order = order(27, 1);
+        let made = [(12.0, 2), (3.0, 3), (100.0, 1)];
         // every piece left and nothing held: 3 nodes of depth 1 and 9 of depth 2
-        let all: Vec<usize> = (0..9).collect();
-        assert_eq!(above_left(&order, 2, &all, &[], &made), 3.0 * 6.0 + 9.0);
-        // the pieces 4 to 8 with the path to piece 3 held (its depth-1 node 1 is kept for
-        // pieces 4 and 5): nodes 2 of depth 1, and 4 to 8 of depth 2
-        let left: Vec<usize> = (4..9).collect();
-        assert_eq!(above_left(&order, 2, &left, &[1, 3], &made), 6.0 + 5.0);
-        // pieces drawn out of order make their paths again: 8, then 0, then 7
+        let all: Vec<usize> = (0..27).collect();
+        assert_eq!(above_left(&order, 3, &all, &[], &made), 3.0 * 6.0 + 9.0);
+        // the pieces 4 to 26 with the path to piece 3 held (nodes 0 and 1 of depths 1 and 2,
+        // kept for pieces 4 and 5): nodes 1 and 2 of depth 1, and 2 to 8 of depth 2
+        let left: Vec<usize> = (4..27).collect();
+        assert_eq!(above_left(&order, 3, &left, &[0, 1, 3], &made), 12.0 + 7.0);
+        // pieces drawn out of order make their paths again: 26, then 0, then 25
         assert_eq!(
-            above_left(&order, 2, &[8, 0, 7], &[], &made),
+            above_left(&order, 3, &[26, 0, 25], &[], &made),
             3.0 * 6.0 + 3.0
         );
         // a depth with no node made yet is not projected
-        assert_eq!(above_left(&order, 2, &all, &[], &made[..1]), 3.0 * 6.0);
+        assert_eq!(above_left(&order, 3, &all, &[], &made[..1]), 3.0 * 6.0);
     }
 
     #[test]
@@ -1525,12 +1535,13 @@ mod tests {
         ]
         .into();
         let left: Vec<usize> = (2..9).collect();
-        // classes of pieces 2 to 8: 0, 1, 2, 1, 0, 1, 0; at 13 s, 14 s and (class 2, none
-        // counted) the mean 13.5 s: 94.5 s; then nodes 0, 1 and 2 of depth 1 at 6 s and the
-        // seven of depth 2 at 1 s
+        // their own times, less the nodes above them (depth 1; those of depth 2 are the pieces'
+        // own): 14 s and 15 s. Classes of pieces 2 to 8: 0, 1, 2, 1, 0, 1, 0; at 14 s, 15 s
+        // and (class 2, none counted) the mean 14.5 s: 101.5 s; then nodes 0, 1 and 2 of
+        // depth 1 at 6 s
         assert_eq!(
             project_left(param, 9, 1, &cpu, &above, &left),
-            Some((94.5 + 18.0 + 7.0, 1))
+            Some((101.5 + 18.0, 1))
         );
         // records of a build that wrote no such note: their whole times, no node apart
         let plain = by_class(&cpu, &piece_classes(param, 9, 1).unwrap(), 2..9);
