@@ -421,8 +421,10 @@ pub trait Observer: Sync {
     /// A layered count made a layer (or starts a stage, with `done` resumed).
     fn layer(&self, _progress: &LayerProgress) {}
     /// The engine's projection of the time this process has left, in seconds from now, where
-    /// it knows better than the pieces' mean rate (pieces that differ by their class).
-    fn rest(&self, _seconds: f64) {}
+    /// it knows better than the pieces' mean rate (pieces that differ by their class); `None`
+    /// where it has none yet and the mean rate would mislead (the pieces of each class drawn
+    /// first: the lightest come first, the heaviest last).
+    fn rest(&self, _seconds: Option<f64>) {}
 }
 
 /// An observer that ignores everything.

@@ -43,7 +43,7 @@ pub(crate) struct Progress {
     units: OnceLock<Units>,
     layer: Mutex<Option<LayerProgress>>,
     /// The engine's projection of the time left, and when it was made.
-    rest: Mutex<Option<(Instant, f64)>>,
+    rest: Mutex<Option<(Instant, Option<f64>)>>,
     start: Instant,
 }
 
@@ -164,10 +164,19 @@ impl Progress {
         let tours = u.tours.load(Ordering::Relaxed);
         let rate = Self::rate(u, done, secs);
         let rest = *self.rest.lock().expect("no panic holding the lock");
-        let left = rest.map(|(at, left)| left - at.elapsed().as_secs_f64());
-        let eta = eta(left, done, u.total, rate).map_or(String::new(), |s| {
-            format!(", ETA {}", knights::human::human_duration(s))
-        });
+        let eta = match rest {
+            // the engine cannot project yet (the pieces drawn first, of every class, are not
+            // all counted): the pieces' mean would take the lighter for all
+            Some((_, None)) if done < u.total => {
+                ", ETA once the pieces drawn first are counted".into()
+            }
+            _ => {
+                let left = rest.and_then(|(at, left)| Some(left? - at.elapsed().as_secs_f64()));
+                eta(left, done, u.total, rate).map_or(String::new(), |s| {
+                    format!(", ETA {}", knights::human::human_duration(s))
+                })
+            }
+        };
         format!(
             "; {} of {} pieces done, {} tour{} so far{eta}",
             group(done),
@@ -268,7 +277,7 @@ impl Observer for Progress {
         *self.layer.lock().expect("no panic holding the lock") = Some(p.clone());
     }
 
-    fn rest(&self, seconds: f64) {
+    fn rest(&self, seconds: Option<f64>) {
         *self.rest.lock().expect("no panic holding the lock") = Some((Instant::now(), seconds));
     }
 }
@@ -329,9 +338,16 @@ mod tests {
         assert!(by_rate.contains("ETA"), "{by_rate}");
         assert!(!by_rate.contains("hours"), "{by_rate}");
         // the engine says 5,000 s (1.4 hours, however long the test takes to get here)
-        p.rest(5000.0);
+        p.rest(Some(5000.0));
         let line = p.line().unwrap();
         assert!(line.ends_with("ETA 1.4 hours"), "{line}");
+        // while the pieces drawn first are counted, the engine has none: none is made up
+        p.rest(None);
+        let line = p.line().unwrap();
+        assert!(
+            line.ends_with("ETA once the pieces drawn first are counted"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -516,6 +516,7 @@ impl<K: Key> Run<'_, K> {
             0
         };
         if sampled > 0 {
+            self.obs.rest(None);
             self.obs.info(&format!(
                 "the first {sampled} pieces are drawn at random, one of each class (how many of a piece's digits are 1, which sets its time), so that the projection of the rest stands on every class, the heaviest included; drawn under one node of the tree where they can be, so that it is made once for them, and then the rest of that node's pieces and the others in the tree's order"
             ));
@@ -546,7 +547,7 @@ impl<K: Key> Run<'_, K> {
             .filter(|_| !todo.is_empty() && !earlier.is_empty())
         {
             let rest = secs + above_left(&order, plan.depth, &todo, &[], &figures.above);
-            self.obs.rest(rest);
+            self.obs.rest(Some(rest));
             self.obs.info(&format!(
                 "the {} piece{} left projected at {} from the times of the {} the log records (each piece at the mean time of those of its class, and the nodes above them to make at the mean of their depth)",
                 todo.len(),
@@ -610,7 +611,7 @@ impl<K: Key> Run<'_, K> {
             // while classes are still unseen (the sample's heavier pieces to come), the
             // projection would take them at the lighter ones' time: none is given
             if unmeasured == 0 {
-                self.obs.rest(rest);
+                self.obs.rest(Some(rest));
             }
             if spent < 10.0 || done == todo.len() {
                 // a short count, or its end: nothing to say
