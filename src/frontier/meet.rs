@@ -119,7 +119,7 @@ const SAMPLE_PIECES: usize = 27;
 /// tree's order and then the rest of that subtree, so that its node is made once for all of
 /// them; a class it lacks is drawn from the others and counted first. Drawn from anywhere,
 /// each piece made its whole path from the roots again: 8x10 closed's six drawn pieces took
-/// 23.5 minutes where their own work is some 10.
+/// 23.5 minutes so and 21.8 this way (the heaviest piece's own work is 18 of them).
 pub(crate) fn sample_first(
     todo: &mut Vec<usize>,
     classes: &[u8],
