@@ -611,13 +611,23 @@ fn stage_of(path: &Path) -> Option<(String, usize)> {
 /// Where a frontier count with the checkpoint log `ck` stands, in an order that only grows while
 /// it runs: pieces recorded in the log, whether the work the pieces share is saved (`ck.split`),
 /// the leaves of the piece in progress recorded beside the log (`ck.leaves`: lines after its
-/// header), and the forward walk's layers saved in `ck.layers`.
+/// header, which names the piece; the leaves of a piece the log holds are stale, and go when
+/// the next piece begins), and the forward walk's layers saved in `ck.layers`.
 fn frontier_mark(ck: &Path) -> [usize; 5] {
-    let pieces = records(ck);
+    let log = fs::read_to_string(ck).unwrap_or_default();
+    let done: Vec<&str> = (log.lines().skip(HEADER_LINES))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    let pieces = done.len();
     let split = usize::from(beside(ck, ".split").exists());
-    let leaves = fs::read_to_string(beside(ck, ".leaves"))
-        .map(|t| t.lines().count().saturating_sub(1))
-        .unwrap_or(0);
+    let leaves = fs::read_to_string(beside(ck, ".leaves")).map_or(0, |t| {
+        let piece = t.lines().next().and_then(|h| h.split(' ').nth(2));
+        if piece.is_some_and(|p| done.contains(&p)) {
+            0
+        } else {
+            t.lines().count().saturating_sub(1)
+        }
+    });
     let done = match stage_of(&beside(ck, ".layers")) {
         Some((phase, done)) => match phase.as_str() {
             "sweep" | "forward" => done,
