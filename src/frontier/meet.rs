@@ -356,13 +356,13 @@ impl PieceFigures {
         self.above.iter().map(|&(s, _)| s).sum()
     }
 
-    /// `n` nodes of `depth` (from 1) made in `secs`.
-    fn add_above(&mut self, depth: usize, secs: f64, n: usize) {
+    /// A node of `depth` (from 1) made in `secs`.
+    fn add_above(&mut self, depth: usize, secs: f64) {
         if self.above.len() < depth {
             self.above.resize(depth, (0.0, 0));
         }
         self.above[depth - 1].0 += secs;
-        self.above[depth - 1].1 += n;
+        self.above[depth - 1].1 += 1;
     }
 }
 
@@ -538,7 +538,7 @@ impl<K: Key> Run<'_, K> {
                 .filter(|m| (1..plan.depth).contains(&m.depth))
                 .collect();
             for m in &shared {
-                figures.add_above(m.depth, m.wall, 1);
+                figures.add_above(m.depth, m.wall);
             }
             let path: f64 = shared.iter().map(|m| m.wall).sum();
             took.insert(t.piece, (t.wall - path).max(0.0));
@@ -1116,7 +1116,7 @@ impl<K: Key> Run<'_, K> {
             if j + 1 == d {
                 continue;
             }
-            figures.add_above(j + 1, wall, 1);
+            figures.add_above(j + 1, wall);
             if figures.made.len() <= j {
                 figures.made.resize(j + 1, None);
             }
