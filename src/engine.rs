@@ -293,7 +293,8 @@ pub struct Made {
 pub struct Timed {
     pub piece: usize,
     pub wall: f64,
-    pub above: Vec<Made>,
+    /// `None` where the record does not say (written before records said them).
+    pub above: Option<Vec<Made>>,
 }
 
 /// What a run found besides its pieces' counts.

@@ -779,7 +779,7 @@ impl Host for Runner<'_> {
         let above_note = s
             .above
             .take()
-            .filter(|(p, made)| *p == i && !made.is_empty())
+            .filter(|(p, _)| *p == i)
             .map(|(_, made)| super::ledger::above_note(&made));
         // the lock also orders the log's lines; a write is short next to a piece
         let mut time_notes = s.meter.as_ref().map_or_else(Vec::new, |m| m.time_notes());

@@ -80,9 +80,13 @@ pub const RESUMED_NOTE: &str = "resumed_parts";
 /// [`crate::engine::Host::above`]): `depth:wall_seconds:cpu_seconds` for each, joined by commas.
 pub const ABOVE_NOTE: &str = "above_s";
 
-/// The [`ABOVE_NOTE`] of the nodes `made`.
+/// The [`ABOVE_NOTE`] of the nodes `made`: `-` where it made none, so that a record tells a
+/// piece that shared the nodes above it from one written before records said them.
 #[must_use]
 pub fn above_note(made: &[Made]) -> (&'static str, String) {
+    if made.is_empty() {
+        return (ABOVE_NOTE, NONE_ABOVE.to_string());
+    }
     // (whole seconds from 100 on: a record's note holds at most 200 characters)
     let secs = |s: f64| {
         if s < 100.0 {
@@ -98,8 +102,14 @@ pub fn above_note(made: &[Made]) -> (&'static str, String) {
     (ABOVE_NOTE, parts.join(","))
 }
 
+/// The value of an [`ABOVE_NOTE`] of a piece that made no node above it.
+const NONE_ABOVE: &str = "-";
+
 /// The nodes an [`ABOVE_NOTE`]'s value gives, `None` where it is not one's.
 fn parse_above(v: &str) -> Option<Vec<Made>> {
+    if v == NONE_ABOVE {
+        return Some(Vec::new());
+    }
     v.split(',')
         .map(|p| {
             let mut f = p.split(':');
@@ -278,7 +288,7 @@ impl NoteFigures {
             .map(|(&piece, &wall)| Timed {
                 piece,
                 wall,
-                above: self.above.get(&piece).cloned().unwrap_or_default(),
+                above: self.above.get(&piece).cloned(),
             })
             .collect()
     }
@@ -331,9 +341,15 @@ mod tests {
             (9, vec![(ABOVE_NOTE.to_string(), "1:1:NaN".to_string())]),
             (10, vec![(ABOVE_NOTE.to_string(), "1:1".to_string())]),
             (11, vec![(ABOVE_NOTE.to_string(), "1:1:1:1".to_string())]),
+            (12, vec![(ABOVE_NOTE.to_string(), String::new())]),
+            // a piece that made none: said, and told from a record that says nothing
+            (13, vec![(ABOVE_NOTE.to_string(), above_note(&[]).1)]),
+            (14, vec![("wall_s".to_string(), "2.0".to_string())]),
         ]
         .into();
         let f = NoteFigures::of(&notes);
-        assert_eq!(f.above.keys().copied().collect::<Vec<_>>(), [5]);
+        assert_eq!(f.above.keys().copied().collect::<Vec<_>>(), [5, 13]);
+        assert_eq!(f.above[&13], []);
+        assert_eq!(f.timed()[0].above, None);
     }
 }

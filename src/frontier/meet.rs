@@ -41,7 +41,7 @@
 //! the sum is the count. Which side is made true is the one walked less after the root: the
 //! crossing starts from the smaller table.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -401,6 +401,45 @@ pub(crate) fn above_left(
     total
 }
 
+/// Each recorded piece's own seconds (its record's `secs`, less the nodes above it that it
+/// made, by `time`: a piece's own node, of depth `depth`, is its own work) and the seconds and
+/// number of the nodes made at each depth (index 0: the roots' children), from records of
+/// `(piece, secs, nodes above it made)`; the one place both projections of the pieces left (a
+/// run's own as it goes on, `knights status`'s) take a piece's shared work out of its time. A
+/// record whose nodes are not known (`None`: written before records said them) holds its
+/// path's time as well: it is left out where its class has records that say theirs, so that
+/// the paths still to make are not counted twice (once in the class's mean, once apart).
+pub(crate) fn own_times<'a>(
+    records: impl IntoIterator<Item = (usize, f64, Option<&'a [Made]>)>,
+    depth: usize,
+    classes: &[u8],
+    time: fn(&Made) -> f64,
+) -> (BTreeMap<usize, f64>, Vec<(f64, usize)>) {
+    let records: Vec<_> = records.into_iter().collect();
+    let said: BTreeSet<u8> = (records.iter())
+        .filter(|r| r.2.is_some())
+        .filter_map(|r| classes.get(r.0).copied())
+        .collect();
+    let mut made = vec![(0.0, 0usize); depth.saturating_sub(1)];
+    let mut own = BTreeMap::new();
+    for (piece, secs, above) in records {
+        let Some(above) = above else {
+            if !classes.get(piece).is_some_and(|k| said.contains(k)) {
+                own.insert(piece, secs);
+            }
+            continue;
+        };
+        let mut path = 0.0;
+        for m in above.iter().filter(|m| (1..depth).contains(&m.depth)) {
+            made[m.depth - 1].0 += time(m);
+            made[m.depth - 1].1 += 1;
+            path += time(m);
+        }
+        own.insert(piece, (secs - path).max(0.0));
+    }
+    (own, made)
+}
+
 /// The CPU seconds the pieces `left` of a tree cut recorded as `param` (`pieces` pieces
 /// numbered for `shards` shards) will take, from the records of the pieces counted: each piece
 /// at the mean of its class's own times (`cpu`, less the nodes above it that it made:
@@ -419,22 +458,10 @@ pub fn project_left(
 ) -> Option<(f64, usize)> {
     let depth = depth_of_param(param)? as usize;
     let classes = piece_classes(param, pieces, shards)?;
-    // (the nodes above the pieces: a piece's own node, of depth `depth`, is its own work)
-    let shared = |m: &&Made| (1..depth).contains(&m.depth);
-    let mut made = vec![(0.0, 0usize); depth];
-    for m in above.values().flatten().filter(shared) {
-        made[m.depth - 1].0 += m.cpu;
-        made[m.depth - 1].1 += 1;
-    }
-    let own: BTreeMap<usize, f64> = cpu
+    let records = cpu
         .iter()
-        .map(|(&p, &c)| {
-            let path: f64 = above
-                .get(&p)
-                .map_or(0.0, |a| a.iter().filter(shared).map(|m| m.cpu).sum());
-            (p, (c - path).max(0.0))
-        })
-        .collect();
+        .map(|(&p, &c)| (p, c, above.get(&p).map(Vec::as_slice)));
+    let (own, made) = own_times(records, depth, &classes, |m| m.cpu);
     let (secs, unmeasured) = by_class(&own, &classes, left.iter().copied())?;
     let order = order(pieces, shards as usize);
     let mut left = left.to_vec();
@@ -533,16 +560,12 @@ impl<K: Key> Run<'_, K> {
         // a run that goes on takes the times its log records (each piece's own, the nodes above
         // it apart), so that the pieces left are projected from the start
         let earlier = host.earlier();
-        for t in earlier.iter().filter(|t| t.piece < split.pieces) {
-            let shared: Vec<_> = (t.above.iter())
-                .filter(|m| (1..plan.depth).contains(&m.depth))
-                .collect();
-            for m in &shared {
-                figures.add_above(m.depth, m.wall);
-            }
-            let path: f64 = shared.iter().map(|m| m.wall).sum();
-            took.insert(t.piece, (t.wall - path).max(0.0));
-        }
+        let records = (earlier.iter())
+            .filter(|t| t.piece < split.pieces)
+            .map(|t| (t.piece, t.wall, t.above.as_deref()));
+        let (own, made) = own_times(records, plan.depth, &classes, |m| m.wall);
+        took.extend(own);
+        figures.above = made;
         if let Some((secs, 0)) = by_class(&took, &classes, todo.iter().copied())
             .filter(|_| !todo.is_empty() && !earlier.is_empty())
         {
@@ -1556,6 +1579,35 @@ mod tests {
             project_left(param, 9, 1, &BTreeMap::new(), &above, &left),
             None
         );
+    }
+
+    #[test]
+    fn a_record_that_does_not_say_its_path_is_left_out_where_its_class_has_one_that_does() {
+        let made = |depth, wall, cpu| Made { depth, wall, cpu };
+        // classes 0, 1, 0, 1, 2 under a tree of depth 3: pieces 0 and 1 say their paths (0
+        // made two nodes above it, 1 none: a sibling made its path), 2 and 4 do not
+        let classes = [0, 1, 0, 1, 2];
+        let zero = [made(1, 3.0, 5.0), made(2, 1.0, 2.0), made(3, 9.0, 9.0)];
+        let records = [
+            (0, 20.0, Some(&zero[..])),
+            (1, 50.0, Some(&[][..])),
+            (2, 40.0, None),
+            (4, 30.0, None),
+        ];
+        let (own, nodes) = own_times(records, 3, &classes, |m| m.wall);
+        // piece 0 less its depth 1 and 2 nodes (its own, of depth 3, stays); piece 2's time
+        // holds a path no note separates and its class has piece 0: left out; piece 4 is the
+        // only one of its class: kept whole
+        assert_eq!(own, [(0, 16.0), (1, 50.0), (4, 30.0)].into());
+        assert_eq!(nodes, vec![(3.0, 1), (1.0, 1)]);
+        let (own, nodes) = own_times(records, 3, &classes, |m| m.cpu);
+        assert_eq!(own[&0], 13.0);
+        assert_eq!(nodes, vec![(5.0, 1), (2.0, 1)]);
+        // a log written before any note: every record whole
+        let old = [(0, 20.0, None), (2, 40.0, None)];
+        let (own, nodes) = own_times(old, 3, &classes, |m| m.wall);
+        assert_eq!(own, [(0, 20.0), (2, 40.0)].into());
+        assert_eq!(nodes, vec![(0.0, 0), (0.0, 0)]);
     }
 
     #[test]
