@@ -296,7 +296,7 @@ pub(crate) fn reads(w: u32, x: u64, y: u64, per: Option<f64>) -> f64 {
 
 /// The states of a leaf of the digit tree under `limits`, for tables of `entry` bytes a state:
 /// the size the limits set (`TreeSize`), else, since a leaf's walk holds some hundreds of times
-/// its states' table at its largest (see [`LEAF_GROWTH`]), leaves small enough for that under
+/// its states' table at its largest (see [`leaf_growth`]), leaves small enough for that under
 /// the memory bound, and no larger than [`LEAF_STATES`].
 pub(crate) fn leaf_states(limits: &crate::engine::Limits, entry: u64) -> u64 {
     limits
@@ -307,9 +307,22 @@ pub(crate) fn leaf_states(limits: &crate::engine::Limits, entry: u64) -> u64 {
 }
 
 /// The bytes a leaf's walk holds at its largest, for leaves of `leaf` states where the roots
-/// hold `roots` states in all (a small count's nodes are smaller than its leaves).
-pub(crate) fn leaf_bytes(leaf: u64, roots: u64, entry: u64) -> f64 {
-    LEAF_GROWTH * (leaf as f64).min(roots as f64 / 9.0) * entry as f64
+/// hold `roots` states in all (a small count's nodes are smaller than its leaves), growing
+/// `growth` times (see [`leaf_growth`]).
+pub(crate) fn leaf_bytes(leaf: u64, roots: u64, entry: u64, growth: f64) -> f64 {
+    growth * (leaf as f64).min(roots as f64 / 9.0) * entry as f64
+}
+
+/// How many times its own states' table a leaf's walk holds at its largest, where the forward
+/// walk's last column read `per` states for each it started from (see [`reads`]): a leaf walks
+/// the columns of the right half, which grow as that column did, so [`LEAF_PER_READ`] times
+/// that, at most [`LEAF_GROWTH_MAX`]; [`LEAF_GROWTH`] where no column was measured (up front,
+/// before the forward walk's last column, and on the smallest counts). On long boards
+/// the layers have stopped growing (5x16's last column read 14 states for each, 7x7's 700), and
+/// a leaf's walk held a sixth to a third of what a single factor fitted to the short boards
+/// gave: the tree's line was 1.5 to 2.6 times the peak there (`results/estimates.md`).
+pub(crate) fn leaf_growth(per: Option<f64>) -> f64 {
+    per.map_or(LEAF_GROWTH, |p| (LEAF_PER_READ * p).min(LEAF_GROWTH_MAX))
 }
 
 /// Whether the right side is the one made true, for merged tables of `left` and `right` states
@@ -322,9 +335,22 @@ pub(crate) fn true_right(left: u64, right: u64) -> bool {
 const CROSSING_READS: f64 = 6.0;
 
 /// How many times its own states' table a leaf's walk holds at its largest, with the index and
-/// the nodes above it (0.75 GiB on 7x7 open, 1.8 on 8x8 closed, 2.2 on 7x8 open with leaves of
-/// 262,144 states: a factor of 170 to 460).
+/// the nodes above it, fitted to whole counts (0.75 GiB on 7x7 open, 1.8 on 8x8 closed, 2.2 on
+/// 7x8 open with leaves of 262,144 states: a factor of 170 to 460), where no column of the
+/// count's own was measured (see [`leaf_growth`]).
 const LEAF_GROWTH: f64 = 300.0;
+
+/// The most [`leaf_growth`] takes from a measured column: on the boards whose columns still
+/// grow fast, a leaf's peak with the memory the allocator keeps beside it (7x8 closed's
+/// resident peak, less what was resident before the pieces, 520 times a leaf's table; 6x7's
+/// 490; 7x7's 290).
+const LEAF_GROWTH_MAX: f64 = 400.0;
+
+/// A leaf's growth for each state the forward walk's last column read for each it started
+/// from (see [`leaf_growth`]): the leaf's peak, less the resident size before the pieces and
+/// the nodes above, was 3.6 to 8.6 times it on the boards whose column read fewer than 70
+/// (5x10 to 5x16, 6x8, 6x9, 6x10 and 6x12 closed, 7x8 closed).
+const LEAF_PER_READ: f64 = 6.0;
 
 /// The right side is made true where its merged table holds fewer than this many times the
 /// left's states: the crossing reads about 290 states for each state of its start (two columns,
@@ -1084,7 +1110,12 @@ impl<K: Key> Run<'_, K> {
         let above = roots_states as f64 * (1.0 - 3f64.powi(1 - plan.depth as i32)) / 2.0;
         let bytes = crate::engine::resident_bytes().unwrap_or(0) as f64
             + above * entry as f64 / 0.7
-            + leaf_bytes(plan.leaf_states, roots_states, entry);
+            + leaf_bytes(
+                plan.leaf_states,
+                roots_states,
+                entry,
+                leaf_growth(self.column_reads_measured()),
+            );
         (reads * rate, (bytes as u64).min(self.limits.max_memory))
     }
 
@@ -1608,6 +1639,21 @@ mod tests {
         let (own, nodes) = own_times(old, 3, &classes, |m| m.wall);
         assert_eq!(own, [(0, 20.0), (2, 40.0)].into());
         assert_eq!(nodes, vec![(0.0, 0), (0.0, 0)]);
+    }
+
+    #[test]
+    fn a_leaf_grows_as_the_column_measured_and_no_more_than_the_cap() {
+        // no column measured: the factor fitted to whole counts
+        assert_eq!(leaf_growth(None), LEAF_GROWTH);
+        // a long board's column reads few states for each (5x16: 14), a leaf grows as little
+        assert_eq!(leaf_growth(Some(14.0)), 14.0 * LEAF_PER_READ);
+        assert!(leaf_growth(Some(14.0)) < leaf_growth(None) / 3.0);
+        // a short board's column grows fast (7x7: 700): capped
+        assert_eq!(leaf_growth(Some(700.0)), LEAF_GROWTH_MAX);
+        let bytes = |per| leaf_bytes(1000, 90_000, 24, leaf_growth(per));
+        assert!(bytes(Some(14.0)) < bytes(Some(40.0)) && bytes(Some(40.0)) < bytes(Some(700.0)));
+        // a small count's leaves are its roots' ninth
+        assert_eq!(leaf_bytes(1 << 18, 9_000, 24, 100.0), 100.0 * 1000.0 * 24.0);
     }
 
     #[test]

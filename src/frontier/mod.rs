@@ -808,7 +808,13 @@ impl<'a, K: Key> Run<'a, K> {
                 let leaf = meet::leaf_states(self.limits, entry as u64);
                 (
                     states,
-                    states * entry / 0.7 + meet::leaf_bytes(leaf, (l + r) as u64, entry as u64),
+                    states * entry / 0.7
+                        + meet::leaf_bytes(
+                            leaf,
+                            (l + r) as u64,
+                            entry as u64,
+                            meet::leaf_growth(None),
+                        ),
                     reads * SECONDS_PER_READ * read_cost::<K>() / threads,
                 )
             }
