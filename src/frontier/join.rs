@@ -388,27 +388,27 @@ pub(crate) fn join<K: Key>(
         let mut wide = BigUint::ZERO;
         let mut at = 0;
         while at < chunk.len() {
-            // the run of left states asking the same group, taken a tile at a time: each right
-            // row of the group is read once a tile, not once a left state (a group's rows are
-            // often more than the caches hold)
+            // the run of left states asking the same group: each right row of the group is
+            // read once a block of rows for the whole run, not once a left state (a group's
+            // rows are often more than the caches hold)
             let g = key_group(chunk[at]);
             let mut end = at + 1;
-            while end < chunk.len() && key_group(chunk[end]) == g && end - at < TILE {
+            while end < chunk.len() && key_group(chunk[end]) == g {
                 end += 1;
             }
             let range = right.classes[&g];
-            let tile: Vec<_> = chunk[at..end].iter().map(|&k| of(k)).collect();
-            if right.limbs == 1 && tile.iter().all(|t| t.3.single().is_some()) {
-                let pieces: Vec<(u64, u32)> = tile.iter().map(|t| (t.0, t.1)).collect();
+            let run: Vec<_> = chunk[at..end].iter().map(|&k| of(k)).collect();
+            if right.limbs == 1 && run.iter().all(|t| t.3.single().is_some()) {
+                let pieces: Vec<(u64, u32)> = run.iter().map(|t| (t.0, t.1)).collect();
                 let rows = range.0..range.1;
-                let acc = tile_sums(
+                let acc = run_sums(
                     &pieces,
-                    tile[0].2,
+                    run[0].2,
                     &right.states[rows.clone()],
                     &right.counts[rows],
                     closed,
                 );
-                for (x, t) in tile.iter().enumerate() {
+                for (x, t) in run.iter().enumerate() {
                     let c = u128::from(t.3.single().expect("one word"));
                     match acc[x].checked_mul(c) {
                         Some(prod) => add(prod),
@@ -416,7 +416,7 @@ pub(crate) fn join<K: Key>(
                     }
                 }
             } else {
-                for t in &tile {
+                for t in &run {
                     let n = t.2.count_ones();
                     for i in range.0..range.1 {
                         let r = right.states[i];
@@ -440,6 +440,11 @@ pub(crate) fn join<K: Key>(
 
 /// Left states of one group joined at once against each right row of the group.
 const TILE: usize = 16;
+
+/// Right rows of a group made ready (their links as bytes) at a time, then read against every
+/// tile of the left states that ask for the group: 64 KiB of bytes and 32 KiB of counts, which
+/// stay in the second-level cache while the tiles pass.
+const BLOCK: usize = 4096;
 
 /// The partner of boundary square `s` in the links `m` (4 bits a square).
 #[inline]
@@ -513,102 +518,284 @@ fn bytes(mates: u64) -> [u8; 16] {
 #[cfg(target_arch = "x86_64")]
 mod shuffle {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set_epi8, _mm_shuffle_epi8,
+        __m128i, __m256i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set_epi8,
+        _mm_shuffle_epi8, _mm256_add_epi64, _mm256_and_si256, _mm256_broadcastsi128_si256,
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_set1_epi64x,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
     };
 
-    /// Proof that the processor has the byte shuffle (SSSE3): made only where it does.
-    #[derive(Clone, Copy)]
-    pub(super) struct Ssse3(());
+    use super::TILE;
 
-    impl Ssse3 {
-        /// The proof, where the processor has the shuffle (asked once a process).
-        pub(super) fn detect() -> Option<Ssse3> {
-            static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-            HAS.get_or_init(|| std::is_x86_feature_detected!("ssse3"))
-                .then_some(Ssse3(()))
+    /// The widest shuffle the processor has, proof that it has it: made only where it does.
+    /// AVX2 shuffles two pairs' bytes at once (two 16-byte lanes), SSSE3 one.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub(super) enum Kernel {
+        Ssse3(Proof),
+        Avx2(Proof),
+    }
+
+    /// Made only by [`Kernel::available`], where the processor has the kernel's instructions.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub(super) struct Proof(());
+
+    impl Kernel {
+        /// Every kernel the processor has, the widest last (asked once a process).
+        pub(super) fn available() -> &'static [Kernel] {
+            static HAS: std::sync::OnceLock<Vec<Kernel>> = std::sync::OnceLock::new();
+            HAS.get_or_init(|| {
+                let mut k = Vec::new();
+                if std::is_x86_feature_detected!("ssse3") {
+                    k.push(Kernel::Ssse3(Proof(())));
+                }
+                if std::is_x86_feature_detected!("avx2") {
+                    k.push(Kernel::Avx2(Proof(())));
+                }
+                k
+            })
         }
 
-        /// A bit for each of `left` whose pieces, with `right`'s, make one cycle of `half`
-        /// steps through the end `s0`.
+        /// The widest kernel the processor has.
+        pub(super) fn detect() -> Option<Kernel> {
+            Self::available().last().copied()
+        }
+
+        /// Adds to `acc` each right row's count (`rights`, their links as bytes, and `counts`)
+        /// for each of the tile's left states (`left`, as bytes) whose pieces, with the row's,
+        /// make one cycle of `half` steps through the end `s0`.
         #[inline]
-        pub(super) fn once_round(
+        pub(super) fn sums(
             self,
-            left: &[[u8; 16]],
-            right: [u8; 16],
+            left: &[[u8; 16]; TILE],
+            rights: &[[u8; 16]],
+            counts: &[u64],
             s0: u32,
             half: u32,
-        ) -> u32 {
-            // SAFETY: an `Ssse3` is made only where the processor has SSSE3, and the function
-            // needs nothing else.
-            unsafe { once_round_ssse3(left, right, s0, half) }
+            acc: &mut [u128; TILE],
+        ) {
+            // SAFETY: a kernel is made only where the processor has its instructions (see
+            // `available`), and the functions need nothing else
+            match self {
+                Kernel::Ssse3(_) => unsafe { sums_ssse3(left, rights, counts, s0, half, acc) },
+                Kernel::Avx2(_) => unsafe { sums_avx2(left, rights, counts, s0, half, acc) },
+            }
+        }
+    }
+
+    /// The bits of the squares that one walk of `half` steps brings back, and no walk of a
+    /// divisor of `half` does (checked at its largest such divisors), from the walk's step `p1`:
+    /// `then(a, b)` is `a` then `b`, `fixed` the bits of the squares a permutation keeps.
+    #[inline(always)]
+    fn once<V: Copy>(p1: V, half: u32, then: impl Fn(V, V) -> V, fixed: impl Fn(V) -> u32) -> u32 {
+        let p2 = then(p1, p1);
+        match half {
+            1 => fixed(p1),
+            2 => fixed(p2) & !fixed(p1),
+            3 => fixed(then(p2, p1)) & !fixed(p1),
+            4 => {
+                let p4 = then(p2, p2);
+                fixed(p4) & !fixed(p2)
+            }
+            5 => fixed(then(then(p2, p2), p1)) & !fixed(p1),
+            6 => {
+                let p3 = then(p2, p1);
+                fixed(then(p3, p3)) & !fixed(p3) & !fixed(p2)
+            }
+            7 => {
+                let p3 = then(p2, p1);
+                fixed(then(p3, then(p2, p2))) & !fixed(p1)
+            }
+            _ => {
+                let p4 = then(p2, p2);
+                fixed(then(p4, p4)) & !fixed(p4)
+            }
+        }
+    }
+
+    /// Adds `count` to the lanes of `acc` whose bit in `tours` is set.
+    #[inline(always)]
+    fn add(acc: &mut [u128; TILE], tours: u32, count: u64) {
+        for (x, a) in acc.iter_mut().enumerate() {
+            *a += u128::from(count & 0u64.wrapping_sub(u64::from(tours >> x & 1)));
         }
     }
 
     #[target_feature(enable = "ssse3")]
-    fn once_round_ssse3(left: &[[u8; 16]], right: [u8; 16], s0: u32, half: u32) -> u32 {
+    fn sums_ssse3(
+        left: &[[u8; 16]; TILE],
+        rights: &[[u8; 16]],
+        counts: &[u64],
+        s0: u32,
+        half: u32,
+        acc: &mut [u128; TILE],
+    ) {
         let load = |b: &[u8; 16]| {
             // SAFETY: an unaligned load of 16 bytes from a 16-byte array
             unsafe { _mm_loadu_si128(b.as_ptr().cast::<__m128i>()) }
         };
-        let r = load(&right);
         let ident = _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-        let fixed = |p: __m128i| (_mm_movemask_epi8(_mm_cmpeq_epi8(p, ident)) as u32) >> s0 & 1;
+        let fixed = |p: __m128i| _mm_movemask_epi8(_mm_cmpeq_epi8(p, ident)) as u32;
         let then = |a: __m128i, b: __m128i| _mm_shuffle_epi8(b, a);
-        let mut out = 0;
-        for (x, l) in left.iter().enumerate() {
-            let p1 = _mm_shuffle_epi8(r, load(l));
-            let p2 = then(p1, p1);
-            // back after `half` steps, and after none of its largest proper divisors
-            let once = match half {
-                1 => fixed(p1),
-                2 => fixed(p2) & !fixed(p1),
-                3 => fixed(then(p2, p1)) & !fixed(p1),
-                4 => {
-                    let p4 = then(p2, p2);
-                    fixed(p4) & !fixed(p2)
-                }
-                5 => fixed(then(then(p2, p2), p1)) & !fixed(p1),
-                6 => {
-                    let p3 = then(p2, p1);
-                    fixed(then(p3, p3)) & !fixed(p3) & !fixed(p2)
-                }
-                7 => {
-                    let p3 = then(p2, p1);
-                    fixed(then(p3, then(p2, p2))) & !fixed(p1)
-                }
-                _ => {
-                    let p4 = then(p2, p2);
-                    fixed(then(p4, p4)) & !fixed(p4)
-                }
-            };
-            out |= once << x;
+        let lanes = left.map(|l| load(&l));
+        for (right, &count) in rights.iter().zip(counts) {
+            let r = load(right);
+            let mut tours = 0;
+            for (x, &l) in lanes.iter().enumerate() {
+                tours |= (once(_mm_shuffle_epi8(r, l), half, then, fixed) >> s0 & 1) << x;
+            }
+            add(acc, tours, count);
         }
-        out
     }
+
+    #[target_feature(enable = "avx2")]
+    fn sums_avx2(
+        left: &[[u8; 16]; TILE],
+        rights: &[[u8; 16]],
+        counts: &[u64],
+        s0: u32,
+        half: u32,
+        acc: &mut [u128; TILE],
+    ) {
+        // two left states a register, one in each 16-byte lane (a shuffle stays in its lane)
+        let lanes: [__m256i; TILE / 2] = std::array::from_fn(|j| {
+            // SAFETY: an unaligned load of 32 bytes from two adjacent 16-byte arrays
+            unsafe { _mm256_loadu_si256(left[2 * j..].as_ptr().cast::<__m256i>()) }
+        });
+        // SAFETY: an unaligned load of 16 bytes from a 16-byte array
+        let ident = _mm256_broadcastsi128_si256(unsafe {
+            _mm_loadu_si128(
+                [0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+                    .as_ptr()
+                    .cast::<__m128i>(),
+            )
+        });
+        let fixed = |p: __m256i| _mm256_movemask_epi8(_mm256_cmpeq_epi8(p, ident)) as u32;
+        let then = |a: __m256i, b: __m256i| _mm256_shuffle_epi8(b, a);
+        // the sums four lanes a register, the counts' low and high 32 bits apart: a block's
+        // rows add at most 2^32 times 2^12 in a lane, folded into `acc` at its end
+        let zero = _mm256_setzero_si256();
+        let (mut low, mut high) = ([zero; TILE / 4], [zero; TILE / 4]);
+        debug_assert!(rights.len() <= super::BLOCK);
+        for (right, &count) in rights.iter().zip(counts) {
+            // SAFETY: an unaligned load of 16 bytes from a 16-byte array
+            let r = _mm256_broadcastsi128_si256(unsafe {
+                _mm_loadu_si128(right.as_ptr().cast::<__m128i>())
+            });
+            let mut tours = 0;
+            for (j, &l) in lanes.iter().enumerate() {
+                // the first end's bit in each lane: bit s0 and bit 16 + s0
+                let m = once(_mm256_shuffle_epi8(r, l), half, then, fixed) >> s0;
+                tours |= ((m & 1) | (m >> 15 & 2)) << (2 * j);
+            }
+            let lo = _mm256_set1_epi64x((count & 0xffff_ffff) as i64);
+            let hi = _mm256_set1_epi64x((count >> 32) as i64);
+            for q in 0..TILE / 4 {
+                let nibble = (tours >> (4 * q) & 15) as usize;
+                // SAFETY: an unaligned load of 32 bytes from a 32-byte array
+                let m = unsafe { _mm256_loadu_si256(LANES[nibble].as_ptr().cast::<__m256i>()) };
+                low[q] = _mm256_add_epi64(low[q], _mm256_and_si256(m, lo));
+                high[q] = _mm256_add_epi64(high[q], _mm256_and_si256(m, hi));
+            }
+        }
+        for q in 0..TILE / 4 {
+            let (mut l, mut h) = ([0u64; 4], [0u64; 4]);
+            // SAFETY: unaligned stores of 32 bytes into 32-byte arrays
+            unsafe {
+                _mm256_storeu_si256(l.as_mut_ptr().cast::<__m256i>(), low[q]);
+                _mm256_storeu_si256(h.as_mut_ptr().cast::<__m256i>(), high[q]);
+            }
+            for i in 0..4 {
+                acc[4 * q + i] += u128::from(l[i]) + (u128::from(h[i]) << 32);
+            }
+        }
+    }
+
+    /// For each four bits, a lane of all ones where each bit is set.
+    const LANES: [[u64; 4]; 16] = {
+        let mut t = [[0u64; 4]; 16];
+        let mut n = 0;
+        while n < 16 {
+            let mut i = 0;
+            while i < 4 {
+                if n >> i & 1 == 1 {
+                    t[n][i] = u64::MAX;
+                }
+                i += 1;
+            }
+            n += 1;
+        }
+        t
+    };
 }
 
-/// For each of a tile of at most [`TILE`] left states `(links, terminals)` of one group,
-/// whose ends are `ends` (every state of a group has the same: its class says which), the sum
-/// of the counts of the right rows that join it into one tour: a cycle (`closed`) or a path
-/// between two terminals.
+/// For each of the left states `(links, terminals)` of one group, whose ends are `ends`
+/// (every state of a group has the same: its class says which), the sum of the counts of the
+/// right rows that join it into one tour: a cycle (`closed`) or a path between two terminals.
 ///
 /// By byte shuffles where the processor has them ([`shuffle`]: 8x9 closed spent 16 s of a
 /// 46 s piece walking pairs square by square, 6 s so), else the walk of [`joins_paired`].
-fn tile_sums(
-    tile: &[(u64, u32)],
+fn run_sums(
+    left: &[(u64, u32)],
     ends: u32,
     rights: &[Right],
     counts: &[u64],
     closed: bool,
-) -> [u128; TILE] {
+) -> Vec<u128> {
     #[cfg(target_arch = "x86_64")]
-    if let Some(ssse3) = shuffle::Ssse3::detect() {
-        return shuffled_sums(ssse3, tile, ends, rights, counts);
+    if let Some(kernel) = shuffle::Kernel::detect() {
+        return shuffled_run(kernel, left, ends, rights, counts);
     }
-    walked_sums(tile, ends, rights, counts, closed)
+    walked_run(left, ends, rights, counts, closed)
 }
 
-/// [`tile_sums`] by the walk of each pair square by square.
+/// [`run_sums`] by the walk of each pair square by square, a tile at a time.
+fn walked_run(
+    left: &[(u64, u32)],
+    ends: u32,
+    rights: &[Right],
+    counts: &[u64],
+    closed: bool,
+) -> Vec<u128> {
+    let mut out = Vec::with_capacity(left.len());
+    for tile in left.chunks(TILE) {
+        out.extend_from_slice(&walked_sums(tile, ends, rights, counts, closed)[..tile.len()]);
+    }
+    out
+}
+
+/// [`run_sums`] by byte shuffles (the walk's step one shuffle for each pair, the open joins
+/// made closed by [`Cycle`]): the left states' links made bytes once, the right rows' once a
+/// [`BLOCK`], and each block read against every tile of [`TILE`] left states.
+#[cfg(target_arch = "x86_64")]
+fn shuffled_run(
+    kernel: shuffle::Kernel,
+    left: &[(u64, u32)],
+    ends: u32,
+    rights: &[Right],
+    counts: &[u64],
+) -> Vec<u128> {
+    let Some(cycle) = Cycle::of(ends, left[0].1) else {
+        return vec![0; left.len()];
+    };
+    // the last tile is filled out with lanes whose sums are dropped
+    let mut tiles = vec![[[0u8; 16]; TILE]; left.len().div_ceil(TILE)];
+    for (l, &(lm, lt)) in tiles.iter_mut().flatten().zip(left) {
+        *l = bytes(cycle.close(lm, lt));
+    }
+    let mut acc = vec![[0u128; TILE]; tiles.len()];
+    let mut block: Vec<[u8; 16]> = Vec::with_capacity(BLOCK.min(rights.len()));
+    for (rows, rc) in rights.chunks(BLOCK).zip(counts.chunks(BLOCK)) {
+        block.clear();
+        block.extend(rows.iter().map(|r| bytes(cycle.close(r.mates, r.term))));
+        for (tile, a) in tiles.iter().zip(&mut acc) {
+            kernel.sums(tile, &block, rc, cycle.s0, cycle.half, a);
+        }
+    }
+    let mut out: Vec<u128> = acc.into_iter().flatten().collect();
+    out.truncate(left.len());
+    out
+}
+
+/// The sums of [`run_sums`] for one tile, by the walk of each pair square by square.
 fn walked_sums(
     tile: &[(u64, u32)],
     ends: u32,
@@ -624,35 +811,6 @@ fn walked_sums(
             if joins_paired(lm, lt, r.mates, r.term, ends, n, closed) {
                 *a += u128::from(rc);
             }
-        }
-    }
-    acc
-}
-
-/// [`tile_sums`] by byte shuffles (the walk's step one shuffle for each pair, the open joins
-/// made closed by [`Cycle`]).
-#[cfg(target_arch = "x86_64")]
-fn shuffled_sums(
-    ssse3: shuffle::Ssse3,
-    tile: &[(u64, u32)],
-    ends: u32,
-    rights: &[Right],
-    counts: &[u64],
-) -> [u128; TILE] {
-    let mut acc = [0u128; TILE];
-    let Some(cycle) = Cycle::of(ends, tile[0].1) else {
-        return acc;
-    };
-    let mut left = [[0u8; 16]; TILE];
-    for (l, &(lm, lt)) in left.iter_mut().zip(tile) {
-        *l = bytes(cycle.close(lm, lt));
-    }
-    let left = &left[..tile.len()];
-    for (r, &rc) in rights.iter().zip(counts) {
-        let right = bytes(cycle.close(r.mates, r.term));
-        let tours = ssse3.once_round(left, right, cycle.s0, cycle.half);
-        for (x, a) in acc.iter_mut().enumerate().take(tile.len()) {
-            *a += u128::from(rc & 0u64.wrapping_sub(u64::from(tours >> x & 1)));
         }
     }
     acc
@@ -713,7 +871,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_tile_sums_what_the_walk_of_each_pair_joins() {
+    fn a_run_sums_what_the_walk_of_each_pair_joins_by_every_kernel() {
         let mut rng = fastrand::Rng::with_seed(28);
         // (closed, ends, left terminals) -> pairs that joined, pairs that did not
         let mut seen = std::collections::BTreeMap::<(bool, u32, usize), (u32, u32)>::new();
@@ -738,34 +896,56 @@ pub(crate) mod tests {
                 0
             };
             let rt = if closed { 0 } else { 2 - lt };
-            let tile: Vec<(u64, u32)> = (0..rng.usize(1..=TILE))
+            // runs of left states of one tile or several, and right rows of one block or
+            // (now and then) more
+            let tile: Vec<(u64, u32)> = (0..rng.usize(1..=2 * TILE + 3))
                 .map(|_| random_side(&mut rng, ends, lt))
                 .collect();
-            let rights: Vec<Right> = (0..rng.usize(0..40))
+            let rows = if case % 400 == 0 {
+                BLOCK + rng.usize(1..40)
+            } else {
+                rng.usize(0..40)
+            };
+            let rights: Vec<Right> = (0..rows)
                 .map(|_| {
                     let (mates, term) = random_side(&mut rng, ends, rt);
                     Right { mates, term }
                 })
                 .collect();
             let counts: Vec<u64> = rights.iter().map(|_| rng.u64(..)).collect();
-            // the walk square by square, and by shuffles where this processor has them
-            let walked = walked_sums(&tile, ends, &rights, &counts, closed);
-            let sums = tile_sums(&tile, ends, &rights, &counts, closed);
+            // the walk square by square, and by each kernel of shuffles this processor has
+            let walked = walked_run(&tile, ends, &rights, &counts, closed);
+            let sums = run_sums(&tile, ends, &rights, &counts, closed);
+            #[cfg(target_arch = "x86_64")]
+            let kernels: Vec<_> = shuffle::Kernel::available()
+                .iter()
+                .map(|&k| (k, shuffled_run(k, &tile, ends, &rights, &counts)))
+                .collect();
             for (x, &(lm, lt_bits)) in tile.iter().enumerate() {
                 let mut want = 0u128;
                 for (r, &c) in rights.iter().zip(&counts) {
-                    let tour = one_tour(lm, lt_bits, r.mates, r.term, ends, closed);
-                    assert_eq!(tour, joins(lm, lt_bits, r.mates, r.term, ends, closed));
+                    let tour = if rows > 40 {
+                        joins(lm, lt_bits, r.mates, r.term, ends, closed)
+                    } else {
+                        let tour = one_tour(lm, lt_bits, r.mates, r.term, ends, closed);
+                        assert_eq!(tour, joins(lm, lt_bits, r.mates, r.term, ends, closed));
+                        let e = seen.entry((closed, n, lt)).or_default();
+                        *(if tour { &mut e.0 } else { &mut e.1 }) += 1;
+                        tour
+                    };
                     want += if tour { u128::from(c) } else { 0 };
-                    let e = seen.entry((closed, n, lt)).or_default();
-                    *(if tour { &mut e.0 } else { &mut e.1 }) += 1;
                 }
                 assert_eq!(walked[x], want, "case {case}, lane {x}: the walk");
                 assert_eq!(
                     sums[x], want,
                     "case {case}, lane {x}, {n} ends, closed {closed}"
                 );
+                #[cfg(target_arch = "x86_64")]
+                for (k, sums) in &kernels {
+                    assert_eq!(sums[x], want, "case {case}, lane {x}, kernel {k:?}");
+                }
             }
+            assert_eq!((walked.len(), sums.len()), (tile.len(), tile.len()));
         }
         // every number of ends from 3 (closed: every walk length, 2 to 8 steps) and every
         // split of the terminals met pairs that join and pairs that do not (with 1 or 2 ends
