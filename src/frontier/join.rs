@@ -330,8 +330,10 @@ fn joins_paired(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, n: u32, closed: b
 /// whose pieces join into one tour, the product of their counts; `None` if `stop` was set.
 ///
 /// The crossing states are taken in the order of the groups they ask for (a sort of 8-byte
-/// keys), so the few crossing states of a group read its right states one after another while
-/// they are in the cache, instead of each fetching its group from memory.
+/// keys), so that the crossing states of a group (a run of them in a worker's chunk) read its
+/// right rows together, a block at a time while the block is in the cache, instead of each
+/// fetching its group from memory (see [`run_sums`]; 8x10 closed's heaviest piece finished 1.7
+/// times the leaves a minute so, against tiles of 16 each reading every row).
 pub(crate) fn join<K: Key>(
     left: &Layer<K>,
     boundary: &Boundary,
