@@ -749,7 +749,7 @@ fn run_sums(
     walked_run(left, ends, rights, counts, closed)
 }
 
-/// [`run_sums`] by the walk of each pair square by square, a tile at a time.
+/// [`run_sums`] by the walk of each pair square by square.
 fn walked_run(
     left: &[(u64, u32)],
     ends: u32,
@@ -757,11 +757,17 @@ fn walked_run(
     counts: &[u64],
     closed: bool,
 ) -> Vec<u128> {
-    let mut out = Vec::with_capacity(left.len());
-    for tile in left.chunks(TILE) {
-        out.extend_from_slice(&walked_sums(tile, ends, rights, counts, closed)[..tile.len()]);
+    let mut acc = vec![0u128; left.len()];
+    let n = ends.count_ones();
+    for (r, &rc) in rights.iter().zip(counts) {
+        for (a, &(lm, lt)) in acc.iter_mut().zip(left) {
+            // the group gave the right state the terminals the left one lacks
+            if joins_paired(lm, lt, r.mates, r.term, ends, n, closed) {
+                *a += u128::from(rc);
+            }
+        }
     }
-    out
+    acc
 }
 
 /// [`run_sums`] by byte shuffles (the walk's step one shuffle for each pair, the open joins
@@ -795,27 +801,6 @@ fn shuffled_run(
     let mut out: Vec<u128> = acc.into_iter().flatten().collect();
     out.truncate(left.len());
     out
-}
-
-/// The sums of [`run_sums`] for one tile, by the walk of each pair square by square.
-fn walked_sums(
-    tile: &[(u64, u32)],
-    ends: u32,
-    rights: &[Right],
-    counts: &[u64],
-    closed: bool,
-) -> [u128; TILE] {
-    let mut acc = [0u128; TILE];
-    let n = ends.count_ones();
-    for (r, &rc) in rights.iter().zip(counts) {
-        for (a, &(lm, lt)) in acc.iter_mut().zip(tile) {
-            // the group gave the right state the terminals the left one lacks
-            if joins_paired(lm, lt, r.mates, r.term, ends, n, closed) {
-                *a += u128::from(rc);
-            }
-        }
-    }
-    acc
 }
 
 /// Crossing states a worker joins at a time.
