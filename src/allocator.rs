@@ -21,6 +21,15 @@
 //! large allocation keeps small arenas, which mimalloc doubles every eighth arena.
 //!
 //! **Freed memory is kept**, see [`keep_freed_memory`].
+//!
+//! **Version 2.** mimalloc's version 3 keeps a page for each size class and thread, of 512 KiB
+//! for blocks of 10 to 84 KiB and of 4 MiB for blocks up to 512 KiB: the partitions of a small
+//! count's tables are such blocks, of many sizes, so `knights count 6x6 --engine frontier` was
+//! resident in 43 to 48 MiB for 12 MiB of tables at its peak, 6x8 closed in 27 to 36 MiB for
+//! 4.6. Version 2 (the crate's `v2` feature) took 34 and 19 MiB, 6x7 64 against 92. 7x7 open
+//! and 8x8 closed took the same time with either (13.5 and 120 s); 7x8 open 95.5 to 102.1 s in
+//! five runs against 96.3 to 97.7 in three, within this machine's noise between builds
+//! (`results/estimates.md`, thirteenth stop).
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_long;
