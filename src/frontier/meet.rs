@@ -313,16 +313,59 @@ pub(crate) fn leaf_bytes(leaf: u64, roots: u64, entry: u64, growth: f64) -> f64 
     growth * (leaf as f64).min(roots as f64 / 9.0) * entry as f64
 }
 
-/// How many times its own states' table a leaf's walk holds at its largest, where the forward
-/// walk's last column read `per` states for each it started from (see [`reads`]): a leaf walks
-/// the columns of the right half, which grow as that column did, so [`LEAF_PER_READ`] times
-/// that, at most [`LEAF_GROWTH_MAX`]; [`LEAF_GROWTH`] where no column was measured (up front,
-/// before the forward walk's last column, and on the smallest counts). On long boards
-/// the layers have stopped growing (5x16's last column read 14 states for each, 7x7's 700), and
-/// a leaf's walk held a sixth to a third of what a single factor fitted to the short boards
-/// gave: the tree's line was 1.5 to 2.6 times the peak there (`results/estimates.md`).
-pub(crate) fn leaf_growth(per: Option<f64>) -> f64 {
-    per.map_or(LEAF_GROWTH, |p| (LEAF_PER_READ * p).min(LEAF_GROWTH_MAX))
+/// How many times its own states' table a leaf's walk holds at its largest on a board `w` wide,
+/// where the forward walk's last column read `per` states for each it started from (see
+/// [`reads`]): a leaf walks the columns of the right half, which grow as that column did, so
+/// [`leaf_per_read`] times that, at most [`LEAF_GROWTH_MAX`]; [`LEAF_GROWTH`] where no column
+/// was measured (one that started from fewer than [`COLUMN_MEASURED`] states). On long boards
+/// the layers have stopped growing (5x16's last column read 14 states for each, 7x7's 700),
+/// and a leaf's walk holds a small part of what the short boards' does.
+pub(crate) fn leaf_growth(per: Option<f64>, w: u32) -> f64 {
+    per.map_or(LEAF_GROWTH, |p| (leaf_per_read(w) * p).min(LEAF_GROWTH_MAX))
+}
+
+/// A leaf's growth for each state the forward walk's last column read for each it started
+/// from (see [`leaf_growth`]), on a board `w` wide: `w - 2`. The leaf's peak, less the resident
+/// size before the pieces and the nodes above, was 2.3 to 4.8 times that figure on boards 5
+/// wide (5x10 to 5x16), 2.9 to 4.2 on 6 wide (6x8, 6x9, 6x10 and 6x12 closed) and 6.8 to 6.9 on
+/// 7 wide (7x8 open and closed), with the allocator's version 2 (`results/estimates.md`): a
+/// wider board's crossing reads more states for each of the column's.
+fn leaf_per_read(w: u32) -> f64 {
+    (f64::from(w) - 2.0).max(1.0)
+}
+
+/// The states the forward walk's last column reads for each it starts from, estimated before it
+/// is walked (the up-front projection) from its growth `g`, its end's states over its start's,
+/// on a board `w` wide: 12 where the layers stay level on boards 5 wide, half as much again for
+/// each square wider, and 1.8 more for each time the column grows. Measured: 5x16 (growth 1.14)
+/// read 13.7, 5x10 (4.3) 19.6, 6x12 closed (1.9) 21.2, 6x8 (10.4) 37.7, 7x8 open (13.6) 59.2,
+/// 7x8 closed (19.0) 66.3, 6x6 (223) 390.
+pub(crate) fn column_reads_from_growth(w: u32, g: f64) -> f64 {
+    12.0 * 1.5f64.powi(w as i32 - 5) + 1.8 * g
+}
+
+/// A column whose reads stand for the next (the right half's last): one that starts from at
+/// least this many states. Smaller ones (6x6 starts its last forward column from 136 states,
+/// 7x7 from 528) grow by more than their leaves' walks do.
+pub(crate) const COLUMN_MEASURED: u64 = 10_000;
+
+/// The states of the nodes above a piece, kept while its leaves are walked, for pieces of depth
+/// `depth` under roots of `roots` states: a third of the roots at the first digit, a ninth at
+/// the second, … (8x8 open: 4 to 9 GiB resident, where the leaves alone made 658 MiB).
+pub(crate) fn above_states(roots: u64, depth: usize) -> f64 {
+    roots as f64 * (1.0 - 3f64.powi(1 - depth as i32)) / 2.0
+}
+
+/// The depth of the pieces for shared tables of `states` states on a board `w` wide cut for
+/// `shards` shards: enough pieces that each stands for about [`PIECE_STATES`] states, and at
+/// least one a shard; at most the first column's squares.
+pub(crate) fn depth_for(states: u64, shards: usize, w: u32) -> usize {
+    let want = (states / PIECE_STATES).max(shards as u64).max(MIN_PIECES);
+    let mut d = 0;
+    while 3u64.pow(d as u32) < want && d < w as usize {
+        d += 1;
+    }
+    d
 }
 
 /// Whether the right side is the one made true, for merged tables of `left` and `right` states
@@ -335,22 +378,16 @@ pub(crate) fn true_right(left: u64, right: u64) -> bool {
 const CROSSING_READS: f64 = 6.0;
 
 /// How many times its own states' table a leaf's walk holds at its largest, with the index and
-/// the nodes above it, fitted to whole counts (0.75 GiB on 7x7 open, 1.8 on 8x8 closed, 2.2 on
-/// 7x8 open with leaves of 262,144 states: a factor of 170 to 460), where no column of the
-/// count's own was measured (see [`leaf_growth`]).
-const LEAF_GROWTH: f64 = 300.0;
+/// the nodes above it, where no column of the count's own was measured (see [`leaf_growth`]):
+/// the counts whose last forward column starts small, 5x8, 6x6, 6x7, 7x6, 7x7 and 6x8 closed,
+/// peaked at 270 to 550 times a leaf's table over what they held before their pieces.
+const LEAF_GROWTH: f64 = 350.0;
 
 /// The most [`leaf_growth`] takes from a measured column: on the boards whose columns still
 /// grow fast, a leaf's peak with the memory the allocator keeps beside it (7x8 closed's
 /// resident peak, less what was resident before the pieces, 520 times a leaf's table; 6x7's
 /// 490; 7x7's 290).
 const LEAF_GROWTH_MAX: f64 = 400.0;
-
-/// A leaf's growth for each state the forward walk's last column read for each it started
-/// from (see [`leaf_growth`]): the leaf's peak, less the resident size before the pieces and
-/// the nodes above, was 3.6 to 8.6 times it on the boards whose column read fewer than 70
-/// (5x10 to 5x16, 6x8, 6x9, 6x10 and 6x12 closed, 7x8 closed).
-const LEAF_PER_READ: f64 = 6.0;
 
 /// The right side is made true where its merged table holds fewer than this many times the
 /// left's states: the crossing reads about 290 states for each state of its start (two columns,
@@ -1022,13 +1059,7 @@ impl<K: Key> Run<'_, K> {
     /// states of the shared tables, and at least one a shard; at most the first column's
     /// squares.
     fn choose_depth(&self, roots: &Roots<K>, shards: usize) -> usize {
-        let states = roots.left.len() + roots.right.len();
-        let want = (states / PIECE_STATES).max(shards as u64).max(MIN_PIECES);
-        let mut d = 0;
-        while 3u64.pow(d as u32) < want && d < self.walk.w as usize {
-            d += 1;
-        }
-        d
+        depth_for(roots.left.len() + roots.right.len(), shards, self.walk.w)
     }
 
     fn plan(&self, cut: Cut, depth: usize) -> Plan<K> {
@@ -1104,17 +1135,14 @@ impl<K: Key> Run<'_, K> {
         // small count has
         let entry = self.walk.key_bytes() as u64 + 8;
         let roots_states = roots.left.len() + roots.right.len();
-        // the nodes above a piece, kept while its leaves are walked: a third of the roots at the
-        // first digit, a ninth at the second, … (8x8 open: 4 to 9 GiB resident, where the
-        // leaves alone made 658 MiB)
-        let above = roots_states as f64 * (1.0 - 3f64.powi(1 - plan.depth as i32)) / 2.0;
+        let above = above_states(roots_states, plan.depth);
         let bytes = crate::engine::resident_bytes().unwrap_or(0) as f64
             + above * entry as f64 / 0.7
             + leaf_bytes(
                 plan.leaf_states,
                 roots_states,
                 entry,
-                leaf_growth(self.column_reads_measured()),
+                leaf_growth(self.column_reads_measured(), self.walk.w),
             );
         (reads * rate, (bytes as u64).min(self.limits.max_memory))
     }
@@ -1122,7 +1150,7 @@ impl<K: Key> Run<'_, K> {
     /// The states the forward walk's last column read for each it started from, where it
     /// started from enough of them to stand for the next column (the right half's last).
     fn column_reads_measured(&self) -> Option<f64> {
-        (self.column_start >= 10_000).then_some(self.column_reads)
+        (self.column_start >= COLUMN_MEASURED).then_some(self.column_reads)
     }
 
     /// The count of the piece at node `(depth, p)`: its node made from the roots along `path`
@@ -1644,16 +1672,54 @@ mod tests {
     #[test]
     fn a_leaf_grows_as_the_column_measured_and_no_more_than_the_cap() {
         // no column measured: the factor fitted to whole counts
-        assert_eq!(leaf_growth(None), LEAF_GROWTH);
+        assert_eq!(leaf_growth(None, 6), LEAF_GROWTH);
         // a long board's column reads few states for each (5x16: 14), a leaf grows as little
-        assert_eq!(leaf_growth(Some(14.0)), 14.0 * LEAF_PER_READ);
-        assert!(leaf_growth(Some(14.0)) < leaf_growth(None) / 3.0);
+        assert_eq!(leaf_growth(Some(14.0), 5), 14.0 * 3.0);
+        assert!(leaf_growth(Some(14.0), 5) < leaf_growth(None, 5) / 3.0);
+        // a wider board's leaf grows more for each state read (7x8 open: 59 a state)
+        assert!(leaf_growth(Some(59.0), 7) > leaf_growth(Some(59.0), 6));
         // a short board's column grows fast (7x7: 700): capped
-        assert_eq!(leaf_growth(Some(700.0)), LEAF_GROWTH_MAX);
-        let bytes = |per| leaf_bytes(1000, 90_000, 24, leaf_growth(per));
+        assert_eq!(leaf_growth(Some(700.0), 7), LEAF_GROWTH_MAX);
+        let bytes = |per| leaf_bytes(1000, 90_000, 24, leaf_growth(per, 6));
         assert!(bytes(Some(14.0)) < bytes(Some(40.0)) && bytes(Some(40.0)) < bytes(Some(700.0)));
         // a small count's leaves are its roots' ninth
         assert_eq!(leaf_bytes(1 << 18, 9_000, 24, 100.0), 100.0 * 1000.0 * 24.0);
+    }
+
+    #[test]
+    fn the_reads_estimated_from_a_columns_growth_are_near_those_measured() {
+        // (width, growth of the forward walk's last column, states it read for each it started
+        // from), measured (`results/estimates.md`): the estimate within 1.3 times
+        for (w, g, per) in [
+            (5, 1.14, 13.7),
+            (5, 4.33, 19.6),
+            (6, 1.87, 21.2),
+            (6, 10.4, 37.7),
+            (7, 13.6, 59.2),
+            (7, 19.0, 66.3),
+            (6, 223.0, 390.4),
+        ] {
+            let est = column_reads_from_growth(w, g);
+            assert!(
+                est / per < 1.3 && per / est < 1.3,
+                "{w} {g}: {est} for {per}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_depth_of_the_pieces_follows_the_shared_states_and_the_shards() {
+        // small tables: nine pieces at least
+        assert_eq!(depth_for(1_000, 1, 7), 2);
+        // 8x8 open's 214 million states: 204 pieces of a million, depth 5 (243)
+        assert_eq!(depth_for(214_000_000, 1, 8), 5);
+        // more shards than that: one piece a shard
+        assert_eq!(depth_for(1_000, 100, 7), 5);
+        // no deeper than the column's squares
+        assert_eq!(depth_for(u64::MAX, 1, 5), 5);
+        // the nodes above: a third of the roots at depth 2, about half deep down
+        assert!((above_states(900, 2) - 300.0).abs() < 1e-9);
+        assert!((above_states(900, 9) - 450.0).abs() < 0.1);
     }
 
     #[test]

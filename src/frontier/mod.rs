@@ -193,6 +193,13 @@ const UNSAVED_SECONDS: f64 = 3600.0;
 /// threads' stacks (6 to 9 MiB resident for counts of a few thousand states).
 const BASE_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
 
+/// What the forward walk of a meeting leaves resident, for each column it walks, in tables of
+/// its last column's end: its layers inside a column are larger than at its ends, and the
+/// allocator keeps what they freed for the tables to come. Before their pieces 5x10 to 5x16,
+/// 6x8 to 6x12 closed, 7x7 and 7x8 open and closed held 0.6 to 1.9 times such a table a
+/// column, beyond the process's start.
+const FORWARD_KEPT: f64 = 1.1;
+
 /// States the reach probe walks to (about a second).
 const PROBE_STATES: u64 = 2_000_000;
 
@@ -803,18 +810,31 @@ impl<'a, K: Key> Run<'a, K> {
                 } else {
                     (2.0 * l, r)
                 };
-                let reads = meet::reads(w, x as u64, y as u64, None);
-                // the largest forward table, then a leaf's walk at its largest beside it
+                // as the tree's line before the first piece (`meet::Run::projection`), its
+                // parts estimated: what the forward walk leaves resident, the nodes above a
+                // piece, and a leaf's walk at its largest, growing as the forward walk's last
+                // column is projected to
+                let roots = (x + y) as u64;
+                let last = cut.left.max(cut.right - 1) as usize;
+                let per = (col[last - 1] >= meet::COLUMN_MEASURED as f64)
+                    .then(|| meet::column_reads_from_growth(w, col[last] / col[last - 1].max(1.0)));
+                let reads = meet::reads(w, x as u64, y as u64, per);
+                let depth = meet::depth_for(roots, self.limits.shards as usize, w);
                 let leaf = meet::leaf_states(self.limits, entry as u64);
+                // the forward walk's tables: what the allocator keeps of each column's while the
+                // roots stay in memory, one table where they wait on disk (a root made true, of
+                // twice the states, past an eighth of the bound: 8x8 open)
+                let table = states * entry / 0.7;
+                let kept = if table * 2.0 <= self.limits.max_memory as f64 / 8.0 {
+                    last as f64 * FORWARD_KEPT
+                } else {
+                    1.0
+                };
                 (
                     states,
-                    states * entry / 0.7
-                        + meet::leaf_bytes(
-                            leaf,
-                            (l + r) as u64,
-                            entry as u64,
-                            meet::leaf_growth(None),
-                        ),
+                    table * kept
+                        + meet::above_states(roots, depth) * entry / 0.7
+                        + meet::leaf_bytes(leaf, roots, entry as u64, meet::leaf_growth(per, w)),
                     reads * SECONDS_PER_READ * read_cost::<K>() / threads,
                 )
             }
