@@ -815,9 +815,10 @@ impl<'a, K: Key> Run<'a, K> {
                 // piece, and a leaf's walk at its largest, growing as the forward walk's last
                 // column is projected to
                 let roots = (x + y) as u64;
-                let last = cut.left.max(cut.right - 1) as usize;
-                let per = (col[last - 1] >= meet::COLUMN_MEASURED as f64)
-                    .then(|| meet::column_reads_from_growth(w, col[last] / col[last - 1].max(1.0)));
+                let last = cut.left.max(cut.right.saturating_sub(1)) as usize;
+                let start = col[last.saturating_sub(1)];
+                let per = (start >= meet::COLUMN_MEASURED as f64)
+                    .then(|| meet::column_reads_from_growth(w, col[last] / start.max(1.0)));
                 let reads = meet::reads(w, x as u64, y as u64, per);
                 let depth = meet::depth_for(roots, self.limits.shards as usize, w);
                 let leaf = meet::leaf_states(self.limits, entry as u64);
