@@ -356,6 +356,12 @@ pub(crate) fn above_states(roots: u64, depth: usize) -> f64 {
     roots as f64 * (1.0 - 3f64.powi(1 - depth as i32)) / 2.0
 }
 
+/// Whether a root table of `bytes` waits on disk under the memory bound `bound`: the roots are
+/// read again for every piece, and one past an eighth of the bound is kept in a file.
+pub(crate) fn root_on_disk(bytes: f64, bound: u64) -> bool {
+    bytes > (bound / 8) as f64
+}
+
 /// The depth of the pieces for shared tables of `states` states on a board `w` wide cut for
 /// `shards` shards: enough pieces that each stands for about [`PIECE_STATES`] states, and at
 /// least one a shard; at most the first column's squares.
@@ -953,10 +959,8 @@ impl<K: Key> Run<'_, K> {
             let (perm, width) = mirror(cut.left);
             (self.unmerged(&left, &perm, width)?, right)
         };
-        // the roots are read again for every piece: kept on disk where they are large
-        let large = self.limits.max_memory / 8;
         let keep = |l: Layer<K>| -> Result<Node<K>, RunError> {
-            if l.bytes() > large {
+            if root_on_disk(l.bytes() as f64, self.limits.max_memory) {
                 Ok(Node::Disk(Spill::write(&l, &self.spill_prefix())?))
             } else {
                 Ok(Node::Mem(l))

@@ -824,12 +824,12 @@ impl<'a, K: Key> Run<'a, K> {
                 let leaf = meet::leaf_states(self.limits, entry as u64);
                 // the forward walk's tables: what the allocator keeps of each column's while the
                 // roots stay in memory, one table where they wait on disk (a root made true, of
-                // twice the states, past an eighth of the bound: 8x8 open)
+                // twice the states, there: 8x8 open)
                 let table = states * entry / 0.7;
-                let kept = if table * 2.0 <= self.limits.max_memory as f64 / 8.0 {
-                    last as f64 * FORWARD_KEPT
-                } else {
+                let kept = if meet::root_on_disk(table * 2.0, self.limits.max_memory) {
                     1.0
+                } else {
+                    last as f64 * FORWARD_KEPT
                 };
                 (
                     states,
