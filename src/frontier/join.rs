@@ -613,6 +613,14 @@ mod shuffle {
         }
     }
 
+    /// The identity permutation of 16 bytes (byte `i` holds `i`), which a walk's step leaves
+    /// unchanged where it brings a square back.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn identity() -> __m128i {
+        _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+    }
+
     /// Adds `count` to the lanes of `acc` whose bit in `tours` is set.
     #[inline(always)]
     fn add(acc: &mut [u128; TILE], tours: u32, count: u64) {
@@ -634,7 +642,7 @@ mod shuffle {
             // SAFETY: an unaligned load of 16 bytes from a 16-byte array
             unsafe { _mm_loadu_si128(b.as_ptr().cast::<__m128i>()) }
         };
-        let ident = _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let ident = identity();
         let fixed = |p: __m128i| _mm_movemask_epi8(_mm_cmpeq_epi8(p, ident)) as u32;
         let then = |a: __m128i, b: __m128i| _mm_shuffle_epi8(b, a);
         let lanes = left.map(|l| load(&l));
@@ -662,14 +670,7 @@ mod shuffle {
             // SAFETY: an unaligned load of 32 bytes from two adjacent 16-byte arrays
             unsafe { _mm256_loadu_si256(left[2 * j..].as_ptr().cast::<__m256i>()) }
         });
-        // SAFETY: an unaligned load of 16 bytes from a 16-byte array
-        let ident = _mm256_broadcastsi128_si256(unsafe {
-            _mm_loadu_si128(
-                [0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-                    .as_ptr()
-                    .cast::<__m128i>(),
-            )
-        });
+        let ident = _mm256_broadcastsi128_si256(identity());
         let fixed = |p: __m256i| _mm256_movemask_epi8(_mm256_cmpeq_epi8(p, ident)) as u32;
         let then = |a: __m256i, b: __m256i| _mm256_shuffle_epi8(b, a);
         // the sums four lanes a register, the counts' low and high 32 bits apart: a block's
