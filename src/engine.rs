@@ -171,6 +171,17 @@ pub fn resident_bytes() -> Option<u64> {
     Some(pages * page)
 }
 
+/// The most memory the process has been resident in so far, in bytes, where the system says
+/// (`VmHWM` in `/proc/self/status`): a projection of a count's peak made partway through it is
+/// at least that.
+#[must_use]
+pub fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// The bytes a bound of `limit` keeps free for what is allocated between two checks (the
 /// workers' batches, other threads' tables, the allocator's rounding): a 16th of it, 8 to
 /// 512 MiB. Without it a count under `--max-memory 200M` peaked at 204 MiB.

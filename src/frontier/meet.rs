@@ -349,12 +349,29 @@ pub(crate) fn column_reads_from_growth(w: u32, g: f64) -> f64 {
 /// 7x7 from 528) grow by more than their leaves' walks do.
 pub(crate) const COLUMN_MEASURED: u64 = 10_000;
 
-/// The states of the nodes above a piece, kept while its leaves are walked, for pieces of depth
-/// `depth` under roots of `roots` states: a third of the roots at the first digit, a ninth at
-/// the second, … (8x8 open: 4 to 9 GiB resident, where the leaves alone made 658 MiB).
-pub(crate) fn above_states(roots: u64, depth: usize) -> f64 {
-    roots as f64 * (1.0 - 3f64.powi(1 - depth as i32)) / 2.0
+/// The bytes of the nodes above a piece, kept while its leaves are walked, for the heaviest
+/// piece (every digit 1: its class takes the most time, and is drawn first), under roots of
+/// `x` crossing and `y` right states (made true) at `depth`, a state taking `state` bytes in
+/// its table; a side of a node larger than `spill` bytes waits on disk. Along that piece's way
+/// the crossing side stays about the roots' size (its steps grow it as its digits cut it) and
+/// the right side keeps nine tenths a digit: 8x9 closed's piece 13 at depth 3 held 4.7 and 8.0
+/// million states under roots of 4.0 and 7.9, 8x10 closed's piece 121 at depth 5 8.0 and 48.2
+/// under 7.9 and 80.8 (`results/estimates.md`). A third a digit, as for the mean piece, took
+/// 8x9 closed's nodes above at 123 MiB where they held 1.1 GiB.
+pub(crate) fn above_bytes(x: u64, y: u64, depth: usize, state: f64, spill: f64) -> f64 {
+    let held = |b: f64| if b <= spill { b } else { 0.0 };
+    (1..=depth)
+        .map(|k| held(x as f64 * state) + held(y as f64 * state * ABOVE_KEPT.powi(k as i32)))
+        .sum()
 }
+
+/// The share of its right states a node on the heaviest piece's way keeps a digit (see
+/// [`above_bytes`]).
+const ABOVE_KEPT: f64 = 0.9;
+
+/// Nodes larger than this share of the memory bound wait on disk while their children are
+/// made.
+pub(crate) const SPILL_SHARE: u64 = 16;
 
 /// Whether a root table of `bytes` waits on disk under the memory bound `bound`: the roots are
 /// read again for every piece, and one past an eighth of the bound is kept in a file.
@@ -851,6 +868,13 @@ impl<K: Key> Run<'_, K> {
             done += w;
             self.saver.saved = false;
             self.check_reach(done - 1, &layer, done == end)?;
+            // the last column's table where it waits on disk: moved to its half below, not
+            // copied (a copy at the walk's largest table held it twice: 8x10 closed 2.9 GiB
+            // more); a smaller one is copied, which packs it (7x8 closed peaked at 267 MiB
+            // with its table moved, 240 copied)
+            if done == end && root_on_disk(layer.bytes() as f64, self.limits.max_memory) {
+                break;
+            }
             if done == lsq {
                 left = Some(layer.clone());
             }
@@ -861,7 +885,13 @@ impl<K: Key> Run<'_, K> {
                 self.save_forward(done, end, &layer, left.as_ref(), right.as_ref())?;
             }
         }
-        drop(layer);
+        if done == lsq && left.is_none() {
+            left = Some(layer);
+        } else if done == rq && rq != lsq && right.is_none() {
+            right = Some(layer);
+        } else {
+            drop(layer);
+        }
         let left = left.ok_or_else(|| self.foreign_phase())?;
         if let Some(p) = &self.split_path {
             let mut tables = vec![("left", &left)];
@@ -878,7 +908,17 @@ impl<K: Key> Run<'_, K> {
             )?;
             self.saver.clear();
         }
-        self.make_roots(left, right, rate).map(Some)
+        let roots = self.make_roots(left, right, rate)?;
+        // the forward walk's freed tables go back to the system before the pieces where they
+        // are a fair share of the bound: the allocator keeps freed memory for the next tables
+        // (`src/allocator.rs`), and the tree's are of other sizes (8x10 closed was resident in
+        // 7.4 GiB here with 184 MiB held). Not on smaller counts, whose tree reuses it (7x8
+        // closed peaked at 267 MiB with it given back, 240 without)
+        let bound = self.limits.max_memory;
+        if crate::engine::resident_bytes().is_some_and(|r| r > bound / 4) {
+            give_back();
+        }
+        Ok(Some(roots))
     }
 
     fn save_forward(
@@ -1088,7 +1128,7 @@ impl<K: Key> Run<'_, K> {
             w,
             depth,
             leaf_states,
-            spill_bytes: (self.limits.max_memory / 16).max(1 << 20),
+            spill_bytes: (self.limits.max_memory / SPILL_SHARE).max(1 << 20),
         }
     }
 
@@ -1139,15 +1179,24 @@ impl<K: Key> Run<'_, K> {
         // small count has
         let entry = self.walk.key_bytes() as u64 + 8;
         let roots_states = roots.left.len() + roots.right.len();
-        let above = above_states(roots_states, plan.depth);
-        let bytes = crate::engine::resident_bytes().unwrap_or(0) as f64
-            + above * entry as f64 / 0.7
+        let above = above_bytes(
+            roots.left.len(),
+            roots.right.len(),
+            plan.depth,
+            entry as f64 / 0.7,
+            plan.spill_bytes as f64,
+        );
+        // the pieces' part on what is resident now, or the forward walk's peak where that was
+        // more (the walk's freed memory went back before the pieces)
+        let pieces = crate::engine::resident_bytes().unwrap_or(0) as f64
+            + above
             + leaf_bytes(
                 plan.leaf_states,
                 roots_states,
                 entry,
                 leaf_growth(self.column_reads_measured(), self.walk.w),
             );
+        let bytes = pieces.max(crate::engine::peak_resident_bytes().unwrap_or(0) as f64);
         (reads * rate, (bytes as u64).min(self.limits.max_memory))
     }
 
@@ -1422,8 +1471,7 @@ impl<K: Key> Run<'_, K> {
     fn relieve(&self) {
         let bound = self.limits.max_memory;
         if bound != u64::MAX && crate::engine::resident_bytes().is_some_and(|r| r > bound / 2) {
-            rayon::broadcast(|_| crate::engine::give_back_freed_memory());
-            crate::engine::give_back_freed_memory();
+            give_back();
         }
     }
 
@@ -1482,6 +1530,13 @@ impl<K: Key> Run<'_, K> {
     }
 }
 
+/// Asks every thread's allocator, and this one's, to give back the memory it keeps freed (at a
+/// point where no table is being filled).
+fn give_back() {
+    rayon::broadcast(|_| crate::engine::give_back_freed_memory());
+    crate::engine::give_back_freed_memory();
+}
+
 /// The tree position of each piece: shard `k` of `shards` counts the pieces `k`, `k + shards`,
 /// ..., and they are its run of positions, so that a shard makes the nodes above its pieces
 /// once.
@@ -1501,6 +1556,7 @@ pub fn order(pieces: usize, shards: usize) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    const GIB: f64 = (1u64 << 30) as f64;
 
     #[test]
     fn a_piece_class_counts_the_ones_among_its_digits() {
@@ -1721,9 +1777,23 @@ mod tests {
         assert_eq!(depth_for(1_000, 100, 7), 5);
         // no deeper than the column's squares
         assert_eq!(depth_for(u64::MAX, 1, 5), 5);
-        // the nodes above: a third of the roots at depth 2, about half deep down
-        assert!((above_states(900, 2) - 300.0).abs() < 1e-9);
-        assert!((above_states(900, 9) - 450.0).abs() < 0.1);
+    }
+
+    #[test]
+    fn the_nodes_above_the_heaviest_piece_are_held_unless_they_wait_on_disk() {
+        // a state of 10 bytes: 100 crossing states at each of two depths, and 1000 right
+        // states kept nine tenths a digit
+        let b = above_bytes(100, 1000, 2, 10.0, 1e9);
+        assert!((b - (2000.0 + 9000.0 + 8100.0)).abs() < 1e-6, "{b}");
+        // a right side past the spill waits on disk; the crossing side stays
+        assert!((above_bytes(100, 1000, 2, 10.0, 5000.0) - 2000.0).abs() < 1e-6);
+        // 8x9 closed's piece 13 (depth 3, 17-byte states, the default bound's spill): near the
+        // 1.1 GiB its nodes above held
+        let b = above_bytes(3_969_876, 7_939_752, 3, 17.0 / 0.7, 1.1 * GIB);
+        assert!(b > 0.6 * GIB && b < 1.5 * GIB, "{}", b / GIB);
+        // 8x10 closed's piece 121 (depth 5): its right sides wait on disk; 1.4 GiB held
+        let b = above_bytes(7_939_752, 80_757_438, 5, 17.0 / 0.7, 1.1 * GIB);
+        assert!(b > 0.7 * GIB && b < 2.1 * GIB, "{}", b / GIB);
     }
 
     #[test]

@@ -223,15 +223,18 @@ fn read_cost<K: Key>() -> f64 {
 }
 
 /// Estimates the largest layer of a frontier count from a probe: the real walk to about
-/// `PROBE_STATES` (2,000,000) states, then per column each growth ratio the square root of the last (the
-/// knight's layers on 7x7 grow 1,272 times from column 2 to 3, then 15 times), no growth past
-/// `w + 2` columns (where long boards level off), and the crossing 40 times the left half. It
-/// errs low: it is for refusing counts far out of reach before they start, not for planning.
+/// `PROBE_STATES` (2,000,000) states, then per column a power of the growth before it (see
+/// `growth::project_columns`), no growth past `w + 2` columns (where long boards level off),
+/// and the tree's parts under the default memory bound, as `knights count` prints them.
 pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
     let walk = Walk::new(board, piece);
-    let limits = quiet_limits();
+    // under the default bound, as `knights count` prints it: the bound sets what waits on disk
+    let limits = Limits {
+        max_memory: crate::engine::default_max_memory(),
+        ..quiet_limits()
+    };
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach()))
 }
@@ -834,7 +837,13 @@ impl<'a, K: Key> Run<'a, K> {
                 (
                     states,
                     table * kept
-                        + meet::above_states(roots, depth) * entry / 0.7
+                        + meet::above_bytes(
+                            x as u64,
+                            y as u64,
+                            depth,
+                            entry / 0.7,
+                            (self.limits.max_memory / meet::SPILL_SHARE) as f64,
+                        )
                         + meet::leaf_bytes(leaf, roots, entry as u64, meet::leaf_growth(per, w)),
                     reads * SECONDS_PER_READ * read_cost::<K>() / threads,
                 )
