@@ -369,9 +369,11 @@ pub(crate) fn above_bytes(x: u64, y: u64, depth: usize, state: f64, spill: f64) 
 /// [`above_bytes`]).
 const ABOVE_KEPT: f64 = 0.9;
 
-/// Nodes larger than this share of the memory bound wait on disk while their children are
-/// made.
-pub(crate) const SPILL_SHARE: u64 = 16;
+/// The bytes past which a node waits on disk while its children are made, under the memory
+/// bound `bound`: a 16th of it, at least 1 MiB.
+pub(crate) fn spill_bytes(bound: u64) -> u64 {
+    (bound / 16).max(1 << 20)
+}
 
 /// Whether a root table of `bytes` waits on disk under the memory bound `bound`: the roots are
 /// read again for every piece, and one past an eighth of the bound is kept in a file.
@@ -1128,7 +1130,7 @@ impl<K: Key> Run<'_, K> {
             w,
             depth,
             leaf_states,
-            spill_bytes: (self.limits.max_memory / SPILL_SHARE).max(1 << 20),
+            spill_bytes: spill_bytes(self.limits.max_memory),
         }
     }
 

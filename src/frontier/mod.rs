@@ -842,7 +842,7 @@ impl<'a, K: Key> Run<'a, K> {
                             y as u64,
                             depth,
                             entry / 0.7,
-                            (self.limits.max_memory / meet::SPILL_SHARE) as f64,
+                            meet::spill_bytes(self.limits.max_memory) as f64,
                         )
                         + meet::leaf_bytes(leaf, roots, entry as u64, meet::leaf_growth(per, w)),
                     reads * SECONDS_PER_READ * read_cost::<K>() / threads,
