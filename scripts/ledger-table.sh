@@ -4,7 +4,8 @@
 # class (how many of a piece's digits are 1: the boundary squares the path crosses at, which
 # sets a piece's cost; `knights status DIR` projects the pieces left by it), then one row a piece.
 #
-#   scripts/ledger-table.sh [DIR]        (default: results/open8)
+#   scripts/ledger-table.sh [DIR]        (default: results/open8; KNIGHTS names the binary,
+#                                         by default the checkout's release build)
 #
 # It reads the record lines as they are written (`knights count --ledger DIR`): "PIECE COUNT
 # TIME key=value... CRC" (the count undirected where the run merges mirror images); `knights
@@ -15,25 +16,19 @@ set -euo pipefail
 dir=${1:-results/open8}
 [ -d "$dir" ] || { echo "ledger-table.sh: '$dir' is not a folder" >&2; exit 2; }
 
-# the digit tree's depth where the records are of one (the param's flag 2^25, its depth in the
-# low byte, 3^depth pieces, one shard: piece K is node K), else 0 (no classes)
-depth=0
-first=$(find "$dir" -maxdepth 1 -name '*.log' | sort | head -1)
-if [ -n "$first" ]; then
-    param=$(sed -n 's/^split //p' "$first" | head -1)
-    units=$(sed -n 's/^units //p' "$first" | head -1)
-    shard=$(sed -n 's/^shard //p' "$first" | head -1)
-    if [[ "$param" =~ ^[0-9]+$ && "$units" =~ ^[0-9]+$ && "$shard" = "0/1" ]] &&
-        (( param >> 25 & 1 )); then
-        d=$(( param & 255 ))
-        (( 3 ** d == units )) && depth=$d
-    fi
-fi
+# each piece's class, as `knights status DIR --json` gives it ("piece_classes": null where the
+# cut has none): the tool is what knows how a cut numbers its pieces
+SCRIPT=ledger-table.sh
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+knights_binary
+json=$("$KNIGHTS" status "$dir" --json)
+classes=$(printf '%s' "$json" | grep -o '"piece_classes":\[[0-9,]*\]' | tr -dc '0-9,' || true)
 
 for f in "$dir"/*.log; do
     # record lines: after the header's crc line, the ones whose first field is a piece number
     sed -n '/^crc /,$p' "$f" | sed -n '2,$p' | awk '$1 ~ /^[0-9]+$/'
-done | sort -n -k1,1 | awk -v depth="$depth" '
+done | sort -n -k1,1 | awk -v classes="$classes" '
 function fig(key,   i, kv) {
     for (i = 4; i < NF; i++) { split($i, kv, "="); if (kv[1] == key) return kv[2] }
     return ""
@@ -55,11 +50,12 @@ function row(name, a, n, unit, scale,   i, s) {
         q(a, n, 0) / scale, q(a, n, 0.25) / scale, q(a, n, 0.5) / scale, q(a, n, 0.9) / scale,
         a[n] / scale, s / n / scale
 }
-function class(p,   i, c) {
-    c = 0
-    for (i = 0; i < depth; i++) { if (p % 3 == 1) c++; p = int(p / 3) }
-    return c
+BEGIN {
+    # the pieces of the cut by class (none where classes is empty)
+    pieces = classes == "" ? 0 : split(classes, cls, ",")
+    for (i = 1; i <= pieces; i++) { all[cls[i]]++; if (cls[i] > top) top = cls[i] }
 }
+function class(p) { return cls[p + 1] }
 {
     n++; piece[n] = $1; count[n] = $2
     w = fig("wall_s"); c = fig("cpu_s"); m = fig("peak_mib"); k = fig("commit")
@@ -69,7 +65,7 @@ function class(p,   i, c) {
     if (w != "") { nw++; W[nw] = w; sw += w }
     if (c != "") {
         nc++; C[nc] = c; sc += c
-        if (depth) { k = class($1); cn[k]++; cs[k] += c; if (cn[k] == 1 || c < cmin[k]) cmin[k] = c; if (c > cmax[k]) cmax[k] = c }
+        if (pieces) { k = class($1); cn[k]++; cs[k] += c; if (cn[k] == 1 || c < cmin[k]) cmin[k] = c; if (c > cmax[k]) cmax[k] = c }
     }
     if (m != "") { nm++; M[nm] = m }
     total += $2
@@ -83,21 +79,19 @@ END {
     if (nw) row("wall (s)", W, nw, "s", 1)
     if (nc) row("CPU (s)", C, nc, "s", 1)
     if (nm) row("peak resident (GiB)", M, nm, "GiB", 1024)
-    if (depth) {
+    if (pieces) {
         for (i = 1; i <= n; i++) held[class(piece[i])]++
         print ""
         print "| class (digits 1) | pieces of the cut | recorded | with CPU time | CPU least (s) | CPU mean (s) | CPU most (s) | CPU in all (h) |"
         print "|---:|---:|---:|---:|---:|---:|---:|---:|"
-        for (k = 0; k <= depth; k++) {
-            all = 0
-            for (p = 0; p < 3 ^ depth; p++) if (class(p) == k) all++
-            if (cn[k]) printf "| %d | %d | %d | %d | %.1f | %.1f | %.1f | %.2f |\n", k, all, held[k], cn[k], cmin[k], cs[k] / cn[k], cmax[k], cs[k] / 3600
-            else printf "| %d | %d | %d | 0 | | | | |\n", k, all, held[k] + 0
+        for (k = 0; k <= top; k++) {
+            if (cn[k]) printf "| %d | %d | %d | %d | %.1f | %.1f | %.1f | %.2f |\n", k, all[k], held[k], cn[k], cmin[k], cs[k] / cn[k], cmax[k], cs[k] / 3600
+            else printf "| %d | %d | %d | 0 | | | | |\n", k, all[k] + 0, held[k] + 0
         }
     }
     print ""
     print "| piece | class | tours (undirected, as recorded) | wall (s) | CPU (s) | peak (MiB) | commit |"
     print "|---:|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= n; i++)
-        printf "| %d | %s | %s | %s | %s | %s | %s |\n", piece[i], depth ? class(piece[i]) : "", commas(count[i]), wall[i], cpu[i], peak[i], commit[i]
+        printf "| %d | %s | %s | %s | %s | %s | %s |\n", piece[i], pieces ? class(piece[i]) : "", commas(count[i]), wall[i], cpu[i], peak[i], commit[i]
 }'

@@ -242,6 +242,7 @@ impl Status {
             "projected_seconds_left": secs,
             "projected_seconds_left_recent": self.recent_cpu().and_then(|c| self.left_at(c).1),
             "projected_seconds_left_by_class": self.left_by_class().map(|c| c.0),
+            "piece_classes": self.classes,
         });
         v
     }

@@ -1814,10 +1814,12 @@ fn the_campaign_runner_fills_a_ledger_and_verifies_it() {
     assert!(!files.is_empty());
     let m = merge_json(&files);
     assert_eq!(m["directed"], finish(&["count", "5x6"])["directed"]);
-    // the ledger as a table: the distribution of the figures, then one row a piece
+    // the ledger as a table: the distribution of the figures, then one row a piece (the
+    // classes read from `knights status DIR --json`)
     let out = Command::new("bash")
         .arg(root.join("scripts/ledger-table.sh"))
         .arg(&led)
+        .env("KNIGHTS", &bin)
         .output()
         .unwrap();
     assert_succeeded(&out);
