@@ -360,8 +360,8 @@ pub(crate) const COLUMN_MEASURED: u64 = 10_000;
 /// 8x9 closed's nodes above at 123 MiB where they held 1.1 GiB.
 ///
 /// A side that waits on disk is made in memory first, beside the nodes held: the largest such
-/// side counts once. Without it 8x10 closed was projected at 4.1 GiB and peaked at 6.0 to 6.4
-/// (its first right side of 72 million states, 1.7 GiB, made under 3.6 to 4.0 GiB held).
+/// side counts once. Without it 8x10 closed was projected at 4.1 GiB and peaked at 5.7 to 6.5
+/// (its first right side of 72 million states, 1.6 GiB, made beside up to 3.9 GiB held).
 pub(crate) fn above_bytes(x: u64, y: u64, depth: usize, state: f64, spill: f64) -> f64 {
     let (mut held, mut made) = (0.0, 0.0f64);
     for k in 1..=depth {
@@ -1202,8 +1202,8 @@ impl<K: Key> Run<'_, K> {
         );
         // the pieces' part on what is resident now, or the forward walk's peak where that was
         // more. The walk's freed memory goes back first where it is past a node's spill: it is
-        // not what the pieces hold (8x10 closed was resident in 3.8 GiB here with 184 MiB held,
-        // and projected at 7.4 GiB for a peak of 6.0)
+        // not what the pieces hold (8x10 closed was resident in 3.7 GiB here with 184 MiB held,
+        // and projected at 7.4 GiB for a peak of 5.7)
         if crate::engine::resident_bytes().is_some_and(|r| r > plan.spill_bytes) {
             give_back();
         }
@@ -1811,8 +1811,8 @@ mod tests {
         // 1.1 GiB its nodes above held
         let b = above_bytes(3_969_876, 7_939_752, 3, 17.0 / 0.7, 1.1 * GIB);
         assert!(b > 0.6 * GIB && b < 1.5 * GIB, "{}", b / GIB);
-        // 8x10 closed's heaviest piece (depth 5): 3.6 to 4.0 GiB held at its nodes (roots
-        // and what the forward walk left included), and a right side of 1.7 GiB made beside
+        // 8x10 closed's heaviest piece (depth 5): up to 3.9 GiB held at its nodes (roots and
+        // what the forward walk left included), and a right side of 1.6 GiB made beside
         let b = above_bytes(7_939_752, 80_757_438, 5, 17.0 / 0.7, 1.1 * GIB);
         assert!(b > 2.5 * GIB && b < 5.0 * GIB, "{}", b / GIB);
     }
