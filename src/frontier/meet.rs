@@ -363,6 +363,13 @@ pub(crate) const COLUMN_MEASURED: u64 = 10_000;
 /// side counts once. Without it 8x10 closed was projected at 4.1 GiB and peaked at 5.7 to 6.5
 /// (its first right side of 72 million states, 1.6 GiB, made beside up to 3.9 GiB held).
 pub(crate) fn above_bytes(x: u64, y: u64, depth: usize, state: f64, spill: f64) -> f64 {
+    let (held, made) = above_parts(x, y, depth, state, spill);
+    held + made
+}
+
+/// [`above_bytes`] in its two parts: the sides held in memory, and the largest side made in
+/// memory before it waits on disk.
+pub(crate) fn above_parts(x: u64, y: u64, depth: usize, state: f64, spill: f64) -> (f64, f64) {
     let (mut held, mut made) = (0.0, 0.0f64);
     for k in 1..=depth {
         for side in [x as f64, y as f64 * ABOVE_KEPT.powi(k as i32)] {
@@ -374,7 +381,7 @@ pub(crate) fn above_bytes(x: u64, y: u64, depth: usize, state: f64, spill: f64) 
             }
         }
     }
-    held + made
+    (held, made)
 }
 
 /// The share of its right states a node on the heaviest piece's way keeps a digit (see

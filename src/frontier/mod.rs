@@ -834,23 +834,25 @@ impl<'a, K: Key> Run<'a, K> {
                 } else {
                     last as f64 * FORWARD_KEPT
                 };
-                let pieces = table * kept
-                    + meet::above_bytes(
-                        x as u64,
-                        y as u64,
-                        depth,
-                        entry / 0.7,
-                        meet::spill_bytes(self.limits.max_memory) as f64,
-                    )
+                let (held, made) = meet::above_parts(
+                    x as u64,
+                    y as u64,
+                    depth,
+                    entry / 0.7,
+                    meet::spill_bytes(self.limits.max_memory) as f64,
+                );
+                let needed = table * kept
+                    + held
                     + meet::leaf_bytes(leaf, roots, entry as u64, meet::leaf_growth(per, w));
-                // the tree cuts its nodes to the bound and waits for more memory where one does
-                // not fit, so it stays within the bound, as the tree's own line says; what it
-                // cannot cut is the forward walk's last table (8x8 open under --max-memory 10G:
-                // 15.4 GiB projected for the default bound, 9.3 GiB taken at most)
+                // the side made before it waits on disk is counted up to the bound, not past
+                // it: the tree makes it beside memory it gives back near the bound (8x8 open,
+                // 15.4 GiB projected under the default bound, took 9.3 GiB at most under
+                // --max-memory 10G). The rest must fit (8x10 closed, 4.1 GiB without that side,
+                // stopped making its roots under 4G)
                 let room = (self.limits.max_memory as f64 - BASE_BYTES).max(0.0);
                 (
                     states,
-                    pieces.min(room).max(table * kept),
+                    (needed + made).min(room).max(needed),
                     reads * SECONDS_PER_READ * read_cost::<K>() / threads,
                 )
             }

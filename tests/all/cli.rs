@@ -822,13 +822,19 @@ fn estimate_text_and_refusals() {
 #[test]
 fn count_suggests_estimate_when_out_of_reach() {
     // a count of hours without a checkpoint is refused in seconds, saying how to keep its work
-    let err = fails_fast(&["count", "8x8"], None, 2, 120);
+    // (on two threads, so that the count is one of hours on a machine of any size)
+    let err = fails_fast(&["count", "8x8", "--threads", "2"], None, 2, 120);
     assert!(err.contains("knights estimate"), "{err}");
     assert!(err.contains("--checkpoint FILE"), "{err}");
     // under a bound below the tree's projected peak (15 GiB) but above what it cannot cut (the
     // forward walk's last table, about 6 GiB) the count is in reach, its memory the bound's:
     // only the checkpoint is missing (8x8 open was counted under 10G)
-    let err = fails_fast(&["count", "8x8", "--max-memory", "10G"], None, 2, 120);
+    let err = fails_fast(
+        &["count", "8x8", "--max-memory", "10G", "--threads", "2"],
+        None,
+        2,
+        120,
+    );
     assert!(!err.contains("out of reach"), "{err}");
     assert!(err.contains("10.0 GiB of memory"), "{err}");
     assert!(err.contains("--checkpoint FILE"), "{err}");
@@ -860,6 +866,24 @@ fn counts_far_past_the_bound_are_refused_before_they_start() {
     );
     assert!(err.contains("GiB of tables"), "{err}");
     assert!(err.contains("4.0 GiB"), "{err}");
+    // 8x10 closed under 4G: the side its tree makes before it waits on disk would fit the
+    // bound, the rest of what it needs (4.1 GiB) does not; it once started and stopped making
+    // its roots, needing more than 2.7 GiB of tables beside what the process held
+    let err = fails_fast(
+        &[
+            "count",
+            "8x10",
+            "--closed",
+            "--max-memory",
+            "4G",
+            "--threads",
+            "2",
+        ],
+        None,
+        2,
+        120,
+    );
+    assert!(err.contains("out of reach"), "{err}");
 }
 
 /// Runs `knights ARGS` with standard input from the file `stdin` (none: empty), expecting exit
