@@ -176,10 +176,10 @@ pub fn resident_bytes() -> Option<u64> {
 /// at least that.
 #[must_use]
 pub fn peak_resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    kib_field(
+        &std::fs::read_to_string("/proc/self/status").ok()?,
+        "VmHWM:",
+    )
 }
 
 /// The bytes a bound of `limit` keeps free for what is allocated between two checks (the

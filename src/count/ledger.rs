@@ -195,7 +195,7 @@ impl Meter {
             ),
         ];
         n.extend(self.time_notes());
-        if let Some(p) = peak_bytes() {
+        if let Some(p) = crate::engine::peak_resident_bytes() {
             let key = if self.reset {
                 "peak_mib"
             } else {
@@ -212,14 +212,6 @@ const GIB: f64 = (1u64 << 30) as f64;
 /// Resets the process's resident high-water mark (Linux 4.0 on); whether it did.
 fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
-/// The process's resident high-water mark (`VmHWM`), where the system says.
-fn peak_bytes() -> Option<u64> {
-    crate::engine::kib_field(
-        &std::fs::read_to_string("/proc/self/status").ok()?,
-        "VmHWM:",
-    )
 }
 
 /// The ledger records in `dir` (its `*.log` files), sorted.

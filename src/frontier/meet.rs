@@ -605,6 +605,16 @@ impl<K: Key> Run<'_, K> {
         let Some(roots) = self.roots(cut)? else {
             return Ok(self.interrupted());
         };
+        // the forward walk's freed tables go back to the system before the pieces (and before
+        // the line that projects them reads the resident size) where they are past a node's
+        // spill: the allocator keeps freed memory for the next tables (`src/allocator.rs`), and
+        // the tree's are of other sizes (8x10 closed was resident in 3.7 GiB here with 184 MiB
+        // held, and its line said 7.4 GiB for a peak of 5.7). Not on smaller counts, whose
+        // tree reuses it (7x8 closed peaked at 267 MiB with it given back, 240 without)
+        if crate::engine::resident_bytes().is_some_and(|r| r > spill_bytes(self.limits.max_memory))
+        {
+            give_back();
+        }
         // a run whose log records no cut yet (begun now, or kept in a ledger alone): it may
         // count a sample of every class first
         let fresh = todo.is_none();
@@ -929,17 +939,7 @@ impl<K: Key> Run<'_, K> {
             )?;
             self.saver.clear();
         }
-        let roots = self.make_roots(left, right, rate)?;
-        // the forward walk's freed tables go back to the system before the pieces where they
-        // are a fair share of the bound: the allocator keeps freed memory for the next tables
-        // (`src/allocator.rs`), and the tree's are of other sizes (8x10 closed was resident in
-        // 7.4 GiB here with 184 MiB held). Not on smaller counts, whose tree reuses it (7x8
-        // closed peaked at 267 MiB with it given back, 240 without)
-        let bound = self.limits.max_memory;
-        if crate::engine::resident_bytes().is_some_and(|r| r > bound / 4) {
-            give_back();
-        }
-        Ok(Some(roots))
+        self.make_roots(left, right, rate).map(Some)
     }
 
     fn save_forward(
@@ -1207,13 +1207,8 @@ impl<K: Key> Run<'_, K> {
             entry as f64 / 0.7,
             plan.spill_bytes as f64,
         );
-        // the pieces' part on what is resident now, or the forward walk's peak where that was
-        // more. The walk's freed memory goes back first where it is past a node's spill: it is
-        // not what the pieces hold (8x10 closed was resident in 3.7 GiB here with 184 MiB held,
-        // and projected at 7.4 GiB for a peak of 5.7)
-        if crate::engine::resident_bytes().is_some_and(|r| r > plan.spill_bytes) {
-            give_back();
-        }
+        // the pieces' part on what is resident now (the forward walk's freed memory given back,
+        // see `meet`), or the forward walk's peak where that was more
         let pieces = crate::engine::resident_bytes().unwrap_or(0) as f64
             + above
             + leaf_bytes(
