@@ -142,13 +142,11 @@ macro_rules! nibble_key {
 
             #[inline]
             fn ones(self) -> u32 {
-                // the masks have few bits: clearing them one by one beats a table-free popcount
-                let (mut x, mut n) = (self, 0);
-                while x != 0 {
-                    x &= x - 1;
-                    n += 1;
-                }
-                n
+                // one instruction where the build may use it: the frontier walk's rules are
+                // compiled a second time for processors that count bits themselves, and chosen
+                // as it runs (see `expand::choices`). A loop clearing one bit at a time, as
+                // before, mispredicted its exit: 7x8 open 4 % slower on one thread
+                self.count_ones()
             }
 
             #[inline]
