@@ -219,7 +219,11 @@ pub(crate) enum Event {
 
 /// Adds the edge between `a` and `b`; `None` when one of them takes no more edges or the edge
 /// would close a cycle in an open count.
-#[inline]
+///
+/// Inlined always, so that the walk's build for processors that count bits in one instruction
+/// (`expand::choices`) counts the labels of [`fresh`] so too: 7x8 open on one thread 155 s of
+/// CPU against 159 s.
+#[inline(always)]
 pub(crate) fn add_edge<K: Key>(k: K, a: u32, b: u32, closed: bool) -> Option<(K, Event)> {
     let (ca, cb) = (k.get(a), k.get(b));
     if ca == SAT || cb == SAT {

@@ -633,10 +633,12 @@ pub(crate) struct Batch<'b, K: Key> {
 impl<'b, K: Key> Batch<'b, K> {
     pub(crate) fn new(builder: &'b Builder<K>) -> Batch<'b, K> {
         let n = builder.parts.len();
+        let limbs = builder.shape.limbs;
+        // each partition's room for a whole batch at once, not grown as it fills
         Batch {
             builder,
-            keys: vec![Vec::new(); n],
-            counts: vec![Vec::new(); n],
+            keys: (0..n).map(|_| Vec::with_capacity(BATCH)).collect(),
+            counts: (0..n).map(|_| Vec::with_capacity(BATCH * limbs)).collect(),
         }
     }
 
@@ -645,7 +647,10 @@ impl<'b, K: Key> Batch<'b, K> {
     pub(crate) fn push(&mut self, key: K, count: Limbs<'_>) {
         let (p, _) = place(key, self.builder.bits);
         self.keys[p].push(key);
-        self.counts[p].extend(count.words());
+        match count.single() {
+            Some(c) => self.counts[p].push(c),
+            None => self.counts[p].extend(count.words()),
+        }
         if self.keys[p].len() >= BATCH {
             self.builder.flush(p, &self.keys[p], &self.counts[p]);
             self.keys[p].clear();
