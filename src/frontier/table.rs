@@ -645,27 +645,25 @@ impl<'b, K: Key> Batch<'b, K> {
     /// Queues `count` for `key`.
     #[inline]
     pub(crate) fn push(&mut self, key: K, count: Limbs<'_>) {
-        let (p, _) = place(key, self.builder.bits);
-        self.keys[p].push(key);
-        match count.single() {
-            Some(c) => self.counts[p].push(c),
-            None => self.counts[p].extend(count.words()),
-        }
-        if self.keys[p].len() >= BATCH {
-            self.builder.flush(p, &self.keys[p], &self.counts[p]);
-            self.keys[p].clear();
-            self.counts[p].clear();
-        }
+        self.queue(key, |counts| match count.single() {
+            Some(c) => counts.push(c),
+            None => counts.extend(count.words()),
+        });
     }
-}
 
-impl<K: Key> Batch<'_, K> {
     /// Queues the count of words `words` for `key`.
     #[inline]
     pub(crate) fn push_words(&mut self, key: K, words: &[u64]) {
+        self.queue(key, |counts| counts.extend_from_slice(words));
+    }
+
+    /// Queues `key` in its partition's batch, `add` its count's words, and flushes the batch
+    /// once it is full.
+    #[inline]
+    fn queue(&mut self, key: K, add: impl FnOnce(&mut Vec<u64>)) {
         let (p, _) = place(key, self.builder.bits);
         self.keys[p].push(key);
-        self.counts[p].extend_from_slice(words);
+        add(&mut self.counts[p]);
         if self.keys[p].len() >= BATCH {
             self.builder.flush(p, &self.keys[p], &self.counts[p]);
             self.keys[p].clear();
