@@ -155,7 +155,8 @@ impl<K: Key> Sweep<'_, K> {
             Src::Mem(layer) => {
                 let parts = layer.part_count();
                 let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
-                (0..parts.div_ceil(chunk)).into_par_iter().for_each(|c| {
+                let tasks = (0..parts.div_ceil(chunk)).into_par_iter().with_max_len(1);
+                tasks.for_each(|c| {
                     let (mut batches, mut wide) = (batches(), vec![0u64; limbs]);
                     for p in c * chunk..((c + 1) * chunk).min(parts) {
                         if failed() {
@@ -235,10 +236,13 @@ impl<K: Key> Sweep<'_, K> {
         self.read += layer.len();
         let tours = Mutex::new(BigUint::ZERO);
         let (closed, stop) = (self.closed, self.stop);
-        // a few chunks of partitions a thread, each with one batch, for balance
+        // a few chunks of partitions a thread, each with one batch, for balance; each chunk a
+        // task of its own (left to itself, the pool ran a quarter of them as one task, and a
+        // thread that started one late left the other idle at the step's end)
         let parts = layer.part_count();
         let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
-        (0..parts.div_ceil(chunk)).into_par_iter().for_each(|c| {
+        let tasks = (0..parts.div_ceil(chunk)).into_par_iter().with_max_len(1);
+        tasks.for_each(|c| {
             let mut batch = Batch::new(&builder);
             let mut done = BigUint::ZERO;
             for p in c * chunk..((c + 1) * chunk).min(parts) {

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use num_bigint::BigUint;
+use rayon::prelude::*;
 
 use super::state::Key;
 
@@ -513,10 +514,16 @@ impl<K: Key> Builder<K> {
         if !crate::engine::fits(bound.process, planned) {
             per = MIN_CAP;
         }
-        let mut spare = spare.map(|l| l.parts.into_iter());
-        let parts: Vec<Mutex<Part<K>>> = (0..1usize << bits)
-            .map(|_| {
-                let old = spare.as_mut().and_then(Iterator::next);
+        // the partitions are filled with the empty mark (and their pages touched) by all the
+        // threads: one thread alone left the others idle for a few percent of a walk
+        let mut olds: Vec<Option<Part<K>>> = spare
+            .map(|l| l.parts.into_iter().map(Some).collect())
+            .unwrap_or_default();
+        olds.truncate(1 << bits);
+        olds.resize_with(1 << bits, || None);
+        let parts: Vec<Mutex<Part<K>>> = olds
+            .into_par_iter()
+            .map(|old| {
                 Mutex::new(
                     old.and_then(|p| p.reused(per, shape))
                         .unwrap_or_else(|| Part::with_capacity(per, shape)),
@@ -733,7 +740,6 @@ mod tests {
 
     #[test]
     fn batches_from_many_threads_sum_exactly() {
-        use rayon::prelude::*;
         let b: Builder<u64> = Builder::new(0, ONE, 0, Bound::NONE, None);
         (0..8u64).into_par_iter().for_each(|t| {
             let mut batch = Batch::new(&b);
