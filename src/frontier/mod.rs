@@ -31,6 +31,8 @@ mod join;
 pub(crate) mod layout;
 mod leaves;
 mod meet;
+mod pieces;
+mod sizes;
 pub mod snapshot;
 pub(crate) mod state;
 mod sweep;
@@ -57,8 +59,8 @@ use crate::store::{CheckpointError, beside};
 
 use join::{Boundary, MAX_BOUNDARY, RightIndex};
 use layout::{Rules, Step, Walk};
-pub(crate) use meet::depth_of_param;
-pub use meet::{by_class, order as tree_order, piece_classes, project_left};
+pub(crate) use pieces::depth_of_param;
+pub use pieces::{by_class, order as tree_order, piece_classes, project_left};
 use snapshot::{RunName, Snapshot};
 use state::Key;
 use sweep::Sweep;
@@ -808,7 +810,7 @@ impl<'a, K: Key> Run<'a, K> {
                 let (l, r) = (col[cut.left as usize], col[cut.right as usize - 1]);
                 let states = l.max(r);
                 // one side made true: twice its states
-                let (x, y) = if meet::true_right(l as u64, r as u64) {
+                let (x, y) = if sizes::true_right(l as u64, r as u64) {
                     (l, 2.0 * r)
                 } else {
                     (2.0 * l, r)
@@ -820,30 +822,30 @@ impl<'a, K: Key> Run<'a, K> {
                 let roots = (x + y) as u64;
                 let last = cut.left.max(cut.right.saturating_sub(1)) as usize;
                 let start = col[last.saturating_sub(1)];
-                let per = (start >= meet::COLUMN_MEASURED as f64)
-                    .then(|| meet::column_reads_from_growth(w, col[last] / start.max(1.0)));
-                let reads = meet::reads(w, x as u64, y as u64, per);
-                let depth = meet::depth_for(roots, self.limits.shards as usize, w);
-                let leaf = meet::leaf_states(self.limits, entry as u64);
+                let per = (start >= sizes::COLUMN_MEASURED as f64)
+                    .then(|| sizes::column_reads_from_growth(w, col[last] / start.max(1.0)));
+                let reads = sizes::reads(w, x as u64, y as u64, per);
+                let depth = sizes::depth_for(roots, self.limits.shards as usize, w);
+                let leaf = sizes::leaf_states(self.limits, entry as u64);
                 // the forward walk's tables: what the allocator keeps of each column's while the
                 // roots stay in memory, one table where they wait on disk (a root made true, of
                 // twice the states, there: 8x8 open)
                 let table = states * entry / 0.7;
-                let kept = if meet::root_on_disk(table * 2.0, self.limits.max_memory) {
+                let kept = if sizes::root_on_disk(table * 2.0, self.limits.max_memory) {
                     1.0
                 } else {
                     last as f64 * FORWARD_KEPT
                 };
-                let (held, made) = meet::above_parts(
+                let (held, made) = sizes::above_parts(
                     x as u64,
                     y as u64,
                     depth,
                     entry / 0.7,
-                    meet::spill_bytes(self.limits.max_memory) as f64,
+                    sizes::spill_bytes(self.limits.max_memory) as f64,
                 );
                 let needed = table * kept
                     + held
-                    + meet::leaf_bytes(leaf, roots, entry as u64, meet::leaf_growth(per, w));
+                    + sizes::leaf_bytes(leaf, roots, entry as u64, sizes::leaf_growth(per, w));
                 // the side made before it waits on disk is counted up to the bound, not past
                 // it: the tree makes it beside memory it gives back near the bound (8x8 open,
                 // 15.4 GiB projected under the default bound, took 9.3 GiB at most under
