@@ -515,8 +515,8 @@ impl<K: Key> Builder<K> {
             per = MIN_CAP;
         }
         // the partitions are filled with the empty mark (and their pages touched) by all the
-        // threads, not by one while the others wait (with the steps' tasks below one a chunk,
-        // 7x8 open kept 1.90 of two cores busy instead of 1.87: `results/frontier.md`)
+        // threads, not by one while the others wait (this, with one task a chunk in the steps,
+        // kept 1.90 of two cores busy on 7x8 open instead of 1.87: `results/frontier.md`)
         let mut olds: Vec<Option<Part<K>>> = spare
             .map(|l| l.parts.into_iter().map(Some).collect())
             .unwrap_or_default();
