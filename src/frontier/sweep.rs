@@ -1,6 +1,7 @@
 //! Walking a layer of states through steps: every state expanded in parallel into the next layer,
 //! counts widened when they outgrow their words, the memory bound and the stop flag honoured.
 
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -153,12 +154,9 @@ impl<K: Key> Sweep<'_, K> {
         let batches = || -> Vec<Batch<'_, K>> { builders.iter().map(Batch::new).collect() };
         match node {
             Src::Mem(layer) => {
-                let parts = layer.part_count();
-                let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
-                let tasks = (0..parts.div_ceil(chunk)).into_par_iter().with_max_len(1);
-                tasks.for_each(|c| {
+                part_chunks(layer.part_count()).for_each(|chunk| {
                     let (mut batches, mut wide) = (batches(), vec![0u64; limbs]);
-                    for p in c * chunk..((c + 1) * chunk).min(parts) {
+                    for p in chunk {
                         if failed() {
                             return;
                         }
@@ -236,16 +234,10 @@ impl<K: Key> Sweep<'_, K> {
         self.read += layer.len();
         let tours = Mutex::new(BigUint::ZERO);
         let (closed, stop) = (self.closed, self.stop);
-        // a few chunks of partitions a thread, each with one batch, for balance; each chunk a
-        // task of its own (left to itself, the pool ran a quarter of them as one task, and a
-        // thread that started one late left the other idle at the step's end)
-        let parts = layer.part_count();
-        let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
-        let tasks = (0..parts.div_ceil(chunk)).into_par_iter().with_max_len(1);
-        tasks.for_each(|c| {
+        part_chunks(layer.part_count()).for_each(|chunk| {
             let mut batch = Batch::new(&builder);
             let mut done = BigUint::ZERO;
-            for p in c * chunk..((c + 1) * chunk).min(parts) {
+            for p in chunk {
                 // Relaxed: the flag only asks the workers to stop; nothing else hangs on it
                 if stop.load(Ordering::Relaxed) || builder.failed() {
                     return;
@@ -279,6 +271,18 @@ impl<K: Key> Sweep<'_, K> {
         self.last_growth = growth;
         Ok((next, tours.into_inner().expect("the workers are done")))
     }
+}
+
+/// The partitions of a layer of `parts` dealt out for a step: a few chunks a thread, each with
+/// its own batches, for balance, and each chunk a task of its own (left to itself, the pool ran
+/// a quarter of them as one task, and a thread that started one late left the other idle at
+/// the step's end).
+fn part_chunks(parts: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+    let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
+    (0..parts.div_ceil(chunk))
+        .into_par_iter()
+        .with_max_len(1)
+        .map(move |c| c * chunk..((c + 1) * chunk).min(parts))
 }
 
 /// Of two reasons a routed step failed, the one to act on: an overflow is redone wider before a
