@@ -63,6 +63,9 @@ pub struct Limits {
     /// Where the work all of a run's pieces share is kept, for every shard of the run to read
     /// (the frontier engine's split); `None`: beside the checkpoint, for this process alone.
     pub split: Option<PathBuf>,
+    /// Where the frontier engine puts the tables that pass the memory bound (`--scratch`);
+    /// `None`: beside the checkpoint, else in the system's temporary folder.
+    pub scratch: Option<PathBuf>,
     /// How the frontier engine's digit tree is sized, where the caller sets it (tests and
     /// measurements); the engine sizes it itself otherwise.
     pub tree: TreeSize,
@@ -400,6 +403,10 @@ pub struct Peak {
     pub states: u64,
     /// Bytes the state tables held at most.
     pub bytes: u64,
+    /// Bytes of tables written to disk, where they passed the memory bound, and the most held
+    /// there at once (both 0 where everything fitted).
+    pub disk_written: u64,
+    pub disk_peak: u64,
 }
 
 /// Progress of a count made of layers (the frontier engine): one layer done.

@@ -59,6 +59,9 @@ pub struct Job {
     pub max_memory: u64,
     /// Where the frontier engine keeps the work a run's pieces share, for all its shards.
     pub split: Option<PathBuf>,
+    /// Where the frontier engine puts tables that pass the memory bound (`--scratch`);
+    /// `None`: beside the checkpoint, else the system's temporary folder.
+    pub scratch: Option<PathBuf>,
     /// How the frontier engine's digit tree is sized (every size the engine's own by
     /// default; tests and measurements set them).
     pub tree: TreeSize,
@@ -81,6 +84,7 @@ impl Job {
             force: false,
             max_memory: default_max_memory(),
             split: None,
+            scratch: None,
             tree: TreeSize::default(),
         }
     }
@@ -109,6 +113,7 @@ impl Job {
             shards: self.shard.map_or(1, |s| s.count),
             checkpoint: self.checkpoint.clone(),
             split: self.split.clone(),
+            scratch: self.scratch.clone(),
             tree: self.tree,
         }
     }

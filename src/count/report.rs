@@ -111,6 +111,13 @@ impl<'a> Report<'a> {
                 group_u64(peak.states),
                 human_bytes(peak.bytes)
             );
+            if peak.disk_written > 0 {
+                s += &format!(
+                    "disk: {} of tables written past the memory bound, {} held there at most\n",
+                    human_bytes(peak.disk_written),
+                    human_bytes(peak.disk_peak)
+                );
+            }
         }
         if let Some(table) = &c.per_square {
             s += &per_square_grid(self.board, table);
@@ -146,6 +153,8 @@ impl<'a> Report<'a> {
             v["peak_states"] = serde_json::json!(peak.states);
             v["peak_bytes"] = serde_json::json!(peak.bytes);
             v["window"] = serde_json::json!(peak.window);
+            v["disk_written_bytes"] = serde_json::json!(peak.disk_written);
+            v["disk_peak_bytes"] = serde_json::json!(peak.disk_peak);
         }
         if let Some(table) = &c.per_square {
             let rows: Vec<Vec<u64>> = (0..b.rows)

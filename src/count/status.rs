@@ -548,7 +548,15 @@ mod tests {
         let name = RunName {
             fields: vec![("board", "6x6".to_string())],
         };
-        save(&layers, &name, "sweep", 9, (9, 36), &[("current", &t)]).unwrap();
+        save(
+            &layers,
+            &name,
+            "sweep",
+            9,
+            (9, 36),
+            &[("current", crate::frontier::store::Src::Mem(&t))],
+        )
+        .unwrap();
         assert!(status(&ckpt).unwrap().stage.is_some());
         let mut bytes = std::fs::read(&layers).unwrap();
         let at = bytes.len() - 20;

@@ -18,7 +18,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::state::{Key, TERM, byte_table, has, need};
-use super::table::{Layer, big, big_words};
+use super::store::{Src, entries};
+use super::table::{Batch, Bound, Builder, Layer, big, big_words};
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
 pub(crate) const MAX_BOUNDARY: u32 = 16;
@@ -322,6 +323,49 @@ fn joins_paired(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, n: u32, closed: b
         right = !right;
         if seen > n {
             return false;
+        }
+    }
+}
+
+/// [`join`] of crossing states in memory or on disk: a file is joined a chunk at a time, each
+/// chunk's states made a small table of their own (the states of a file are all distinct, so
+/// each pair is counted once). `Ok(None)` if `stop` was set; `Err` where the file could not be
+/// read back whole (its checksum failed: nothing of it counts).
+pub(crate) fn join_src<K: Key>(
+    left: Src<'_, K>,
+    boundary: &Boundary,
+    right: &RightIndex,
+    closed: bool,
+    stop: &AtomicBool,
+) -> Result<Option<BigUint>, ()> {
+    match left {
+        Src::Mem(l) => Ok(join(l, boundary, right, closed, stop)),
+        Src::Disk(spill) => {
+            let shape = spill.shape;
+            let mut total = Some(BigUint::ZERO);
+            spill
+                .chunks(|bytes| {
+                    let Some(t) = total.as_mut() else {
+                        return;
+                    };
+                    let n = (bytes.len() / shape.stride()) as u64;
+                    let builder = Builder::new(n, shape, 0, Bound::new(u64::MAX), None);
+                    bytes.par_chunks(shape.stride() * 4096).for_each(|part| {
+                        let mut batch = Batch::new(&builder);
+                        for (k, c) in entries::<K>(part, shape) {
+                            batch.push(k, c);
+                        }
+                    });
+                    let table = builder
+                        .finish()
+                        .expect("an unbounded table of distinct states");
+                    match join(&table, boundary, right, closed, stop) {
+                        Some(c) => *t += c,
+                        None => total = None,
+                    }
+                })
+                .map_err(|_| ())?;
+            Ok(total)
         }
     }
 }

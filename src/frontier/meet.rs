@@ -45,12 +45,11 @@
 //! crossing starts from the smaller table.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use num_bigint::BigUint;
-use rayon::prelude::*;
 
 use super::join::{self, Boundary, Prefixes, RightIndex};
 use super::layout::{self, Step};
@@ -63,8 +62,8 @@ use super::sizes::{
 };
 use super::snapshot;
 use super::state::{Key, Perm};
-use super::table::{Batch, Builder, Layer, Stopped};
-use super::tree::{Node, Spill};
+use super::store::{Node, Scratch, Spill, Src};
+use super::table::{Batch, Layer, Stopped};
 use super::{Cut, Run};
 use crate::engine::{Host, Made, Ran, RunError, Split};
 use crate::error::Error;
@@ -168,9 +167,7 @@ impl<K: Key> Run<'_, K> {
                 todo = Some((split, left));
             }
         }
-        if let Some(p) = &self.limits.checkpoint {
-            super::tree::remove_stale(p);
-        }
+        self.scratch().remove_stale();
         let Some(roots) = self.roots(cut)? else {
             return Ok(self.interrupted());
         };
@@ -429,11 +426,16 @@ impl<K: Key> Run<'_, K> {
             Some(mut s) if s.phase == "forward" && s.done % w == 0 && s.done <= end => {
                 let done = s.done;
                 let current = s.take("current").ok_or_else(|| self.foreign_phase())?;
-                (current, done, s.take("left"), s.take("right"))
+                (
+                    Node::Mem(current),
+                    done,
+                    s.take("left").map(Node::Mem),
+                    s.take("right").map(Node::Mem),
+                )
             }
             Some(_) => return Err(self.foreign_phase()),
             None => (
-                Layer::single(K::ZERO, self.walk.key_bytes(), 1),
+                Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1)),
                 0,
                 None,
                 None,
@@ -494,9 +496,9 @@ impl<K: Key> Run<'_, K> {
         }
         let left = left.ok_or_else(|| self.foreign_phase())?;
         if let Some(p) = &self.split_path {
-            let mut tables = vec![("left", &left)];
+            let mut tables = vec![("left", left.src())];
             if let Some(r) = &right {
-                tables.push(("right", r));
+                tables.push(("right", r.src()));
             }
             snapshot::save(
                 p,
@@ -515,18 +517,18 @@ impl<K: Key> Run<'_, K> {
         &mut self,
         done: usize,
         end: usize,
-        layer: &Layer<K>,
-        left: Option<&Layer<K>>,
-        right: Option<&Layer<K>>,
+        layer: &Node<K>,
+        left: Option<&Node<K>>,
+        right: Option<&Node<K>>,
     ) -> Result<(), RunError> {
         let mut tables = Vec::new();
         if let Some(l) = left {
-            tables.push(("left", l));
+            tables.push(("left", l.src()));
         }
         if let Some(r) = right {
-            tables.push(("right", r));
+            tables.push(("right", r.src()));
         }
-        tables.push(("current", layer));
+        tables.push(("current", layer.src()));
         self.saver
             .save(&self.name, ("forward", done, done, end), &tables)
     }
@@ -540,8 +542,8 @@ impl<K: Key> Run<'_, K> {
         if s.phase != "split" {
             return Err(self.foreign_phase());
         }
-        let left = s.take("left").ok_or_else(|| self.foreign_phase())?;
-        let right = s.take("right");
+        let left = Node::Mem(s.take("left").ok_or_else(|| self.foreign_phase())?);
+        let right = s.take("right").map(Node::Mem);
         if right.is_some() == (cut.left == cut.right - 1) {
             return Err(self.foreign_phase());
         }
@@ -555,8 +557,8 @@ impl<K: Key> Run<'_, K> {
     /// `sizes.rs`), the right kept on disk where it is large.
     fn make_roots(
         &mut self,
-        left: Layer<K>,
-        right: Option<Layer<K>>,
+        left: Node<K>,
+        right: Option<Node<K>>,
         rate: f64,
     ) -> Result<Roots<K>, RunError> {
         self.relieve();
@@ -583,17 +585,18 @@ impl<K: Key> Run<'_, K> {
         let cut = self.cut.expect("a meeting");
         let (left, right) = if true_right {
             let (perm, width) = mirror(cut.right - 1);
-            let right = self.unmerged(&right, &perm, width)?;
+            let right = self.unmerged(right.src(), &perm, width)?;
             (left, right)
         } else {
             let (perm, width) = mirror(cut.left);
-            (self.unmerged(&left, &perm, width)?, right)
+            (self.unmerged(left.src(), &perm, width)?, right)
         };
-        let keep = |l: Layer<K>| -> Result<Node<K>, RunError> {
-            if root_on_disk(l.bytes() as f64, self.limits.max_memory) {
-                Ok(Node::Disk(Spill::write(&l, &self.spill_prefix())?))
-            } else {
-                Ok(Node::Mem(l))
+        let keep = |l: Node<K>| -> Result<Node<K>, RunError> {
+            match l {
+                Node::Mem(l) if root_on_disk(l.bytes() as f64, self.limits.max_memory) => {
+                    Ok(Node::Disk(Arc::new(Spill::write(&l, self.scratch())?)))
+                }
+                l => Ok(l),
             }
         };
         let (left, right) = (keep(left)?, keep(right)?);
@@ -609,38 +612,37 @@ impl<K: Key> Run<'_, K> {
 
     /// The true table of a merged one: each state and its mirror image (by `perm` over
     /// `width` slots) with half the merged count each.
-    fn unmerged(&self, layer: &Layer<K>, perm: &Perm<K>, width: u32) -> Result<Layer<K>, RunError> {
-        let builder = Builder::new(
-            layer.len() * 2,
-            layer.shape(),
-            layer.bytes(),
-            self.sweep.limit,
-            None,
-        );
+    fn unmerged(&self, layer: Src<'_, K>, perm: &Perm<K>, width: u32) -> Result<Node<K>, RunError> {
+        let builder = self
+            .sweep
+            .new_table(layer.len() * 2, layer.shape(), layer.bytes(), 1);
         let odd = AtomicBool::new(false);
-        (0..layer.part_count()).into_par_iter().for_each(|p| {
-            let mut batch = Batch::new(&builder);
-            let mut half = Vec::new();
-            for (k, c) in layer.part(p) {
+        let read = layer.par_each(
+            &|| builder.failed(),
+            &|| (Batch::new(&builder), Vec::new()),
+            &|(batch, half): &mut (Batch<'_, K>, Vec<u64>), k, c| {
                 let m = perm.apply(k, width);
                 if m == k {
                     batch.push(k, c);
-                    continue;
+                    return;
                 }
-                let words: Vec<u64> = c.words().collect();
                 // Relaxed: read once all workers are done
-                if words[0] & 1 == 1 {
+                if c.get(0) & 1 == 1 {
                     odd.store(true, Ordering::Relaxed);
                 }
                 half.clear();
-                for (i, w) in words.iter().enumerate() {
-                    let next = words.get(i + 1).copied().unwrap_or(0);
-                    half.push((w >> 1) | (next << 63));
+                for i in 0..c.len() {
+                    let next = if i + 1 < c.len() { c.get(i + 1) } else { 0 };
+                    half.push((c.get(i) >> 1) | (next << 63));
                 }
-                batch.push_words(k, &half);
-                batch.push_words(m, &half);
-            }
-        });
+                batch.push_words(k, half);
+                batch.push_words(m, half);
+            },
+            &drop,
+        );
+        if read.is_err() {
+            return Err(self.tree_stopped(Stopped::Disk, 0));
+        }
         if odd.load(Ordering::Relaxed) {
             return Err(Error::Invalid(format!(
                 "the frontier tables of {} hold a state whose merged count with its mirror image is odd, which no whole number of tours gives: the count cannot be trusted (a fault of the machine or the program; please report it)",
@@ -648,7 +650,7 @@ impl<K: Key> Run<'_, K> {
             ))
             .into());
         }
-        builder.finish().map_err(|e| self.tree_stopped(e, 0))
+        builder.finish_node().map_err(|e| self.tree_stopped(e, 0))
     }
 
     /// Removes the files of a finished count: the leaves, the saved stage, and the shared
@@ -858,7 +860,17 @@ impl<K: Key> Run<'_, K> {
             None => (&roots.left, &roots.right),
         };
         let mut count = BigUint::ZERO;
-        self.node(plan, d, p, x, Side::Open(y), &mut count, figures)?;
+        // the nodes above, and the roots, held beside the piece's walks
+        let held = path
+            .iter()
+            .map(|(_, x, y)| x.bytes() + y.bytes())
+            .sum::<u64>()
+            + roots.left.bytes()
+            + roots.right.bytes();
+        self.sweep.beside = held;
+        let counted = self.node(plan, d, p, x, Side::Open(y), &mut count, figures);
+        self.sweep.beside = 0;
+        counted?;
         Ok(count)
     }
 
@@ -891,7 +903,7 @@ impl<K: Key> Run<'_, K> {
         digit: usize,
         admits: Option<&Indexed>,
         j: usize,
-    ) -> Result<Layer<K>, RunError> {
+    ) -> Result<Node<K>, RunError> {
         let keep = |k: K| admits.is_none_or(|i| i.prefixes.admits(j, k));
         let mut kids = self
             .sweep
@@ -901,21 +913,21 @@ impl<K: Key> Run<'_, K> {
     }
 
     /// A node kept on disk where it is large (its children read it back one at a time).
-    fn maybe_spill(&self, plan: &Plan<K>, layer: Layer<K>) -> Result<Node<K>, RunError> {
-        if layer.bytes() > plan.spill_bytes {
-            Ok(Node::Disk(Spill::write(&layer, &self.spill_prefix())?))
-        } else {
-            Ok(Node::Mem(layer))
+    fn maybe_spill(&self, plan: &Plan<K>, layer: Node<K>) -> Result<Node<K>, RunError> {
+        match layer {
+            Node::Mem(l) if l.bytes() > plan.spill_bytes => {
+                Ok(Node::Disk(Arc::new(Spill::write(&l, self.scratch())?)))
+            }
+            l => Ok(l),
         }
     }
 
-    /// Where nodes wait on disk: beside the checkpoint (`FILE.node.N`, under its lock), or in
-    /// the system's temporary folder (named for the process).
-    fn spill_prefix(&self) -> PathBuf {
-        match self.limits.checkpoint.as_deref() {
-            Some(p) => crate::store::beside(p, super::tree::NODE_SUFFIX),
-            None => std::env::temp_dir().join(format!(".knights-node.{}.", std::process::id())),
-        }
+    /// Where tables wait on disk (see [`super::scratch_dir`]).
+    fn scratch(&self) -> &Scratch {
+        self.sweep
+            .scratch
+            .as_ref()
+            .expect("a count has a scratch folder")
     }
 
     /// Counts the subtree of node `(j, p)` into `count`: a leaf where it is small (or its
@@ -995,9 +1007,8 @@ impl<K: Key> Run<'_, K> {
         // in tables below full), one at a time otherwise
         let entry = (self.walk.key_bytes() + 8) as u64;
         let children = (x.len() + ylen) * entry * 3;
-        if x.len() + ylen <= ONE_PASS_STATES
-            && crate::engine::fits(self.limits.max_memory, children)
-        {
+        let room = (self.sweep.limit.tables).saturating_sub(self.sweep.beside + x.bytes());
+        if x.len() + ylen <= ONE_PASS_STATES && children <= room {
             let fin = match y {
                 Side::Done(f) => Some(f),
                 Side::Open(_) => None,
@@ -1015,7 +1026,7 @@ impl<K: Key> Run<'_, K> {
                         .children(node.src(), &plan.ysteps[j], None, 0, |_| true)
                         .map_err(|e| self.tree_stopped(e, j))?
                         .into_iter()
-                        .map(|l| Some(Node::Mem(l)))
+                        .map(Some)
                         .collect()
                 }
                 Side::Done(_) => Vec::new(),
@@ -1024,7 +1035,6 @@ impl<K: Key> Run<'_, K> {
             // crossing's child of digit 2 - c meets the right's child of digit c
             for (c, xc) in xs.into_iter().rev().enumerate() {
                 let q = p * 3 + c as u64;
-                let xc = Node::Mem(xc);
                 match (ys.get_mut(c).and_then(Option::take), fin) {
                     (Some(yc), _) => {
                         self.node(plan, j + 1, q, &xc, Side::Open(&yc), count, figures)?;
@@ -1077,14 +1087,18 @@ impl<K: Key> Run<'_, K> {
         j: usize,
         node: &Node<K>,
     ) -> Result<Indexed, RunError> {
-        let end = match node {
-            Node::Mem(l) => self.walk_all(l, &plan.ysteps[j..], j, "right half")?,
-            Node::Disk(spill) => {
-                let l = spill.load()?;
-                self.walk_all(&l, &plan.ysteps[j..], j, "right half")?
+        let may_cut = j < plan.w && self.walk.column_free();
+        let end = self.walk_all(node.src(), &plan.ysteps[j..], j, "right half")?;
+        let end = match end {
+            Node::Mem(l) => l,
+            // a side that went to disk on its way is larger than memory allows for an index:
+            // cut again where it can be (at the column's end it cannot: read back whole)
+            Node::Disk(s) if may_cut => {
+                return Err(self.memory_error(s.file_bytes(), self.total.saturating_sub(1)));
             }
+            Node::Disk(s) => s.load()?,
         };
-        let index = self.right_index(end, plan.cut)?;
+        let index = self.right_index(end, plan.cut, may_cut)?;
         let prefixes = Prefixes::new(&index, plan.m);
         Ok(Indexed { index, prefixes })
     }
@@ -1098,25 +1112,20 @@ impl<K: Key> Run<'_, K> {
         x: &Node<K>,
         fin: &Indexed,
     ) -> Result<BigUint, RunError> {
-        let loaded;
-        let x = match x {
-            Node::Mem(l) => l,
-            Node::Disk(spill) => {
-                loaded = spill.load()?;
-                &loaded
-            }
-        };
         let keep = |i: usize, k: K| fin.prefixes.admits(j + i, k);
-        let end = self.walk_kept(x, &plan.xsteps[j..], j, "crossing", &keep)?;
+        let end = self.walk_kept(x.src(), &plan.xsteps[j..], j, "crossing", &keep)?;
         self.progress(plan.m + 1, &end, "join");
-        join::join(
-            &end,
+        match join::join_src(
+            end.src(),
             &plan.boundary,
             &fin.index,
             self.req.spec.closed,
             self.stop,
-        )
-        .ok_or_else(|| self.tree_stopped(Stopped::Interrupted, plan.m))
+        ) {
+            Ok(Some(c)) => Ok(c),
+            Ok(None) => Err(self.tree_stopped(Stopped::Interrupted, plan.m)),
+            Err(()) => Err(self.tree_stopped(Stopped::Disk, plan.m)),
+        }
     }
 }
 

@@ -35,6 +35,7 @@ mod pieces;
 mod sizes;
 pub mod snapshot;
 pub(crate) mod state;
+pub(crate) mod store;
 mod sweep;
 pub(crate) mod table;
 mod tree;
@@ -63,6 +64,7 @@ pub(crate) use pieces::depth_of_param;
 pub use pieces::{by_class, order as tree_order, piece_classes, project_left};
 use snapshot::{RunName, Snapshot};
 use state::Key;
+use store::{Node, Scratch, Src};
 use sweep::Sweep;
 use table::{Bound, Layer, Stopped};
 
@@ -176,6 +178,7 @@ fn quiet_limits() -> Limits {
         shards: 1,
         checkpoint: None,
         split: None,
+        scratch: None,
         tree: TreeSize::default(),
     }
 }
@@ -187,6 +190,9 @@ pub struct Reach {
     pub bytes: f64,
     pub seconds: f64,
 }
+
+/// Bytes the join's index of the right half holds a state at its largest (see `right_index`).
+const INDEX_BYTES: u64 = 64;
 
 /// The longest frontier count started without a checkpoint (unless `--force`): an hour.
 const UNSAVED_SECONDS: f64 = 3600.0;
@@ -499,7 +505,7 @@ impl Saver {
         &mut self,
         name: &RunName,
         stage: (&str, usize, usize, usize),
-        tables: &[(&str, &Layer<K>)],
+        tables: &[(&str, Src<'_, K>)],
     ) -> Result<(), RunError> {
         if let Some(path) = &self.path {
             let t = Instant::now();
@@ -559,6 +565,8 @@ struct Run<'a, K: Key> {
     column_start: u64,
     /// The finished leaves of the grid piece in progress (`FILE.leaves`).
     leaves: leaves::LeafLog,
+    /// Bytes of tables this process had written to disk when the count began.
+    disk_before: u64,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -677,7 +685,12 @@ impl<'a, K: Key> Run<'a, K> {
             name,
             sweep: Sweep {
                 closed,
-                limit: Bound::new(limits.max_memory),
+                limit: Bound {
+                    tables: sizes::table_bytes(limits.max_memory),
+                    process: limits.max_memory,
+                },
+                scratch: Some(Scratch::new(scratch_dir(limits))),
+                beside: 0,
                 stop,
                 peak_bytes: 0,
                 peak_states: 0,
@@ -711,6 +724,7 @@ impl<'a, K: Key> Run<'a, K> {
             column_reads: 0.0,
             column_start: 0,
             leaves: leaves::LeafLog::default(),
+            disk_before: store::written_bytes(),
             _key: std::marker::PhantomData,
         })
     }
@@ -767,10 +781,10 @@ impl<'a, K: Key> Run<'a, K> {
     fn squares(&mut self, max_states: u64, whole: bool) -> Vec<u64> {
         let w = self.walk.w as usize;
         let steps = layout::steps::<K>(&self.walk, &self.rules, 0, self.walk.n);
-        let mut layer = Layer::single(K::ZERO, self.walk.key_bytes(), 1);
+        let mut layer = Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1));
         let mut out = vec![1];
         for step in &steps[..steps.len() - 1] {
-            match self.sweep.step(&layer, step, |_| true) {
+            match self.sweep.step(layer.src(), step, |_| true) {
                 Ok((next, _)) => layer = next,
                 Err(_) => break,
             }
@@ -880,7 +894,7 @@ impl<'a, K: Key> Run<'a, K> {
     /// [`PROBE_STATES`] states, or at the end of the walk, the column sizes so far give the
     /// estimate of [`reach`]; a count far out of reach stops there with the estimate, unless
     /// `--force`.
-    fn check_reach(&mut self, square: usize, layer: &Layer<K>, end: bool) -> Result<(), RunError> {
+    fn check_reach(&mut self, square: usize, layer: &Node<K>, end: bool) -> Result<(), RunError> {
         if !self.probe {
             return Ok(());
         }
@@ -940,7 +954,7 @@ impl<'a, K: Key> Run<'a, K> {
         Ok(())
     }
 
-    fn progress(&self, done: usize, layer: &Layer<K>, phase: &'static str) {
+    fn progress(&self, done: usize, layer: &Node<K>, phase: &'static str) {
         self.progress_of(done, layer.len(), layer.bytes(), phase);
     }
 
@@ -961,13 +975,13 @@ impl<'a, K: Key> Run<'a, K> {
     #[allow(clippy::too_many_arguments)]
     fn walk_steps(
         &mut self,
-        mut layer: Layer<K>,
+        mut layer: Node<K>,
         steps: &[Step<K>],
         first: usize,
         base: usize,
         phase: &str,
         keep: &(dyn Fn(usize, K) -> bool + Sync),
-        extra: &[(&str, &Layer<K>)],
+        extra: &[(&str, Src<'_, K>)],
     ) -> Result<Walked, RunError> {
         let mut tours = BigUint::ZERO;
         let shown: &'static str = match phase {
@@ -976,7 +990,7 @@ impl<'a, K: Key> Run<'a, K> {
             _ => "crossing",
         };
         for (i, step) in steps.iter().enumerate().skip(first) {
-            match self.sweep.step(&layer, step, |k| keep(i, k)) {
+            match self.sweep.step(layer.src(), step, |k| keep(i, k)) {
                 Ok((next, t)) => {
                     tours += t;
                     let old = std::mem::replace(&mut layer, next);
@@ -1014,7 +1028,7 @@ impl<'a, K: Key> Run<'a, K> {
                     return Err(self.memory_error(bytes, base + i - self.offset));
                 }
                 Err(Stopped::Overflow) => unreachable!("a step widens its counts"),
-                Err(Stopped::Disk) => unreachable!("a sweep keeps nothing on disk"),
+                Err(e @ Stopped::Disk) => return Err(self.tree_stopped(e, base + i - self.offset)),
             }
         }
         Ok(Walked::Done(tours))
@@ -1055,10 +1069,14 @@ impl<'a, K: Key> Run<'a, K> {
         let (layer, first) = match resume {
             Some(mut s) if s.phase == "sweep" => {
                 let done = s.done;
-                (s.take("current").ok_or_else(|| self.foreign_phase())?, done)
+                let current = s.take("current").ok_or_else(|| self.foreign_phase())?;
+                (Node::Mem(current), done)
             }
             Some(_) => return Err(self.foreign_phase()),
-            None => (Layer::single(K::ZERO, self.walk.key_bytes(), 1), 0),
+            None => (
+                Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1)),
+                0,
+            ),
         };
         self.saver.saved = first > 0;
         self.progress(first, &layer, "sweep");
@@ -1088,6 +1106,8 @@ impl<'a, K: Key> Run<'a, K> {
             window: self.walk.window(),
             states: self.sweep.peak_states,
             bytes: self.sweep.peak_bytes,
+            disk_written: store::written_bytes() - self.disk_before,
+            disk_peak: store::peak_disk_bytes(),
         }
     }
 
@@ -1114,12 +1134,19 @@ impl<'a, K: Key> Run<'a, K> {
     /// read from the right state's slot for it (the right half numbers a column's squares from
     /// its last, and its columns from the cut: crossing slot `(h-1-q)*w + r` is its slot
     /// `q*w + r`).
-    fn right_index(&self, right: Layer<K>, cut: Cut) -> Result<RightIndex, RunError> {
-        // the index takes about as much as the table it indexes: checked against the bound
-        let need = right.bytes();
-        if !crate::engine::fits(self.limits.max_memory, need) {
-            let at = crate::engine::needed(self.limits.max_memory, need);
-            return Err(self.memory_error(at, self.total.saturating_sub(1)));
+    fn right_index(
+        &self,
+        right: Layer<K>,
+        cut: Cut,
+        may_cut: bool,
+    ) -> Result<RightIndex, RunError> {
+        // the index holds a row of 40 bytes a state while it is sorted, then 24 a state, beside
+        // the table it is made from: checked against the tables' share of the bound, where the
+        // tree can cut the side again (at the column's end it cannot, and it is made anyway)
+        let need = right.bytes() + INDEX_BYTES * right.len();
+        let room = self.sweep.limit.tables.saturating_sub(self.sweep.beside);
+        if may_cut && need > room {
+            return Err(self.memory_error(need + self.sweep.beside, self.total.saturating_sub(1)));
         }
         let (w, h) = (self.walk.w, cut.cross);
         let m = w * h;
@@ -1144,10 +1171,27 @@ impl<'a, K: Key> Run<'a, K> {
     }
 }
 
+/// The folder where a count's tables go when they pass the bound: `--scratch`, else the
+/// checkpoint's folder, else the system's temporary folder.
+pub(crate) fn scratch_dir(limits: &Limits) -> PathBuf {
+    if let Some(d) = &limits.scratch {
+        return d.clone();
+    }
+    match limits.checkpoint.as_deref().and_then(Path::parent) {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        Some(_) => PathBuf::from("."),
+        None => std::env::temp_dir(),
+    }
+}
+
 /// The tables of a checkpoint: `extra`, then the current layer.
 fn with_current<'t, K: Key>(
-    extra: &[(&'t str, &'t Layer<K>)],
-    layer: &'t Layer<K>,
-) -> Vec<(&'t str, &'t Layer<K>)> {
-    extra.iter().copied().chain([("current", layer)]).collect()
+    extra: &[(&'t str, Src<'t, K>)],
+    layer: &'t Node<K>,
+) -> Vec<(&'t str, Src<'t, K>)> {
+    extra
+        .iter()
+        .copied()
+        .chain([("current", layer.src())])
+        .collect()
 }

@@ -183,6 +183,17 @@ const TRUE_RIGHT: f64 = 4.5;
 /// layers then grow to tens of millions); a smaller one is walked whole.
 pub(crate) const COLUMN_TREE_STATES: u64 = 1 << 21;
 
+/// The bytes the tables of a count may hold under the memory bound `bound`: what the process
+/// holds besides them (its code, the threads' stacks and batches, the buffers of the files it
+/// reads, the join's index, the allocator's slack) is kept back, a quarter of the bound and at
+/// least 16 MiB. A table that would pass its share goes to disk (see `store.rs`).
+pub(crate) fn table_bytes(bound: u64) -> u64 {
+    if bound == u64::MAX {
+        return u64::MAX;
+    }
+    bound.saturating_sub((bound / 4).max(16 << 20)).max(4 << 20)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

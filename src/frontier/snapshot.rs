@@ -41,6 +41,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::state::Key;
+use super::store::Src;
 use super::table::{Batch, Bound, Builder, EMPTY, Layer, Limbs, Shape};
 use crate::store::{CheckpointError, replace_with};
 
@@ -96,9 +97,9 @@ pub(crate) fn save<K: Key>(
     phase: &str,
     done: usize,
     layers: (usize, usize),
-    tables: &[(&str, &Layer<K>)],
+    tables: &[(&str, Src<'_, K>)],
 ) -> Result<u32, CheckpointError> {
-    let limbs = tables.iter().map(|t| t.1.limbs()).max().unwrap_or(1);
+    let limbs = tables.iter().map(|t| t.1.shape().limbs).max().unwrap_or(1);
     let key_bytes = tables.first().map_or(K::BYTES, |t| t.1.shape().key);
     debug_assert!(tables.iter().all(|t| t.1.shape().key == key_bytes));
     let sizes: Vec<String> = tables
@@ -124,7 +125,12 @@ pub(crate) fn save<K: Key>(
         let mut entry = vec![0u8; key_bytes + 8 * limbs];
         let mut key = [0u8; 16];
         for (_, t) in tables {
-            for (k, c) in t.iter() {
+            // a table on disk is read back as it is written: a failure to read it fails the save
+            let mut written = Ok(());
+            t.each(|k, c| {
+                if written.is_err() {
+                    return;
+                }
                 k.write(&mut key);
                 entry[..key_bytes].copy_from_slice(&key[..key_bytes]);
                 for i in 0..limbs {
@@ -133,8 +139,10 @@ pub(crate) fn save<K: Key>(
                         .copy_from_slice(&w.to_le_bytes());
                 }
                 crc.update(&entry);
-                out.write_all(&entry)?;
-            }
+                written = out.write_all(&entry);
+            })
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+            written?;
         }
         out.write_all(&crc.finalize().to_le_bytes())?;
         out.flush()
@@ -482,7 +490,7 @@ mod tests {
             "sweep",
             5,
             (5, 36),
-            &[("one", &one), ("current", &t)],
+            &[("one", Src::Mem(&one)), ("current", Src::Mem(&t))],
         )
         .unwrap();
         let mut back: Snapshot<u64> = load(&path, &name("5x5"), 8).unwrap().unwrap();
@@ -558,7 +566,7 @@ mod tests {
             "split",
             5,
             (5, 36),
-            &[("left", &one), ("right", &t)],
+            &[("left", Src::Mem(&one)), ("right", Src::Mem(&t))],
         )
         .unwrap();
         let truth = vec![
@@ -566,7 +574,15 @@ mod tests {
             ("right".to_string(), entries(&t)),
         ];
         let ours = fs::read(&path).unwrap();
-        save(&path, &name("5x6"), "split", 5, (5, 36), &[("left", &one)]).unwrap();
+        save(
+            &path,
+            &name("5x6"),
+            "split",
+            5,
+            (5, 36),
+            &[("left", Src::Mem(&one))],
+        )
+        .unwrap();
         (ours, fs::read(&path).unwrap(), truth)
     }
 

@@ -1,5 +1,7 @@
 //! Walking a layer of states through steps: every state expanded in parallel into the next layer,
 //! counts widened when they outgrow their words, the memory bound and the stop flag honoured.
+//! A layer is read from memory or from disk alike (see `store.rs`), and where a scratch folder
+//! is given, a table that passes its share of the bound goes to disk instead of stopping.
 
 use std::ops::Range;
 use std::sync::Mutex;
@@ -11,8 +13,9 @@ use rayon::prelude::*;
 use super::expand::{ANY, expand, expand_digit};
 use super::layout::Step;
 use super::state::Key;
-use super::table::{Batch, Bound, Builder, Layer, Limbs, Stopped, big};
-use super::tree::{self, Src, entries};
+use super::store::{Node, Scratch, Src};
+use super::table::{Batch, Bound, Builder, Layer, Limbs, Shape, Stopped, big};
+use super::tree;
 
 /// What a walk keeps to itself between layers.
 pub(crate) struct Sweep<'a, K: Key> {
@@ -34,42 +37,79 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) last_growth: f64,
     /// States read by the steps so far (for the rate a state costs).
     pub(crate) read: u64,
+    /// Where tables that pass their share of the bound go; `None`: they stay in memory, and a
+    /// step that passes the bound stops.
+    pub(crate) scratch: Option<Scratch>,
+    /// Bytes the caller holds in memory beside the walk (the nodes above it, a table being
+    /// gathered), taken from the tables' share of the bound.
+    pub(crate) beside: u64,
 }
 
+/// A step's worker: its batches into the tables being made, the tours it finished, and room to
+/// widen a count.
+type Worker<'b, K> = (Vec<Batch<'b, K>>, BigUint, Vec<u64>);
+
 impl<K: Key> Sweep<'_, K> {
-    /// One step; on overflow the counts get one more word and the step is done again.
-    /// Keeps `old` for the memory of a later layer.
-    pub(crate) fn recycle(&mut self, old: Layer<K>) {
-        self.spare = Some(old);
+    /// Keeps `old` for the memory of a later layer (where it is in memory).
+    pub(crate) fn recycle(&mut self, old: Node<K>) {
+        if let Node::Mem(l) = old {
+            self.spare = Some(l);
+        }
     }
 
-    /// A table for about `expect` states made from `layer`, beside it, in the spare layer's
-    /// memory where it suits, under the bound.
-    fn builder(&mut self, layer: &Layer<K>, expect: u64) -> Builder<K> {
-        Builder::new(
-            expect,
-            layer.shape(),
-            layer.bytes(),
-            self.limit,
-            self.spare.take(),
-        )
+    /// A table of entries of `shape` for about `expect` states, beside `other` bytes read, with
+    /// a `share` of the tables' bound (1 for all of it), in the spare layer's memory where it
+    /// suits: one that goes to disk past its share where the walk has a scratch folder.
+    fn table(&mut self, expect: u64, shape: Shape, other: u64, share: u64) -> Builder<K> {
+        let spare = self.spare.take();
+        self.made(expect, shape, other, share, spare)
     }
 
+    /// [`Sweep::table`] in fresh memory.
+    pub(crate) fn new_table(
+        &self,
+        expect: u64,
+        shape: Shape,
+        other: u64,
+        share: u64,
+    ) -> Builder<K> {
+        self.made(expect, shape, other, share, None)
+    }
+
+    fn made(
+        &self,
+        expect: u64,
+        shape: Shape,
+        other: u64,
+        share: u64,
+        spare: Option<Layer<K>>,
+    ) -> Builder<K> {
+        match &self.scratch {
+            Some(s) => {
+                let room = self.limit.tables.saturating_sub(other + self.beside) / share.max(1);
+                let bound = Bound {
+                    tables: room + other,
+                    process: self.limit.process,
+                };
+                Builder::spilling(expect, shape, other, bound, spare, s.clone())
+            }
+            None => Builder::new(expect, shape, other, self.limit, spare),
+        }
+    }
+
+    /// One step from `src` (its finished tours counted); on overflow the counts get one more
+    /// word and the step is done again.
     pub(crate) fn step(
         &mut self,
-        layer: &Layer<K>,
+        src: Src<'_, K>,
         step: &Step<K>,
         keep: impl Fn(K) -> bool + Sync,
-    ) -> Result<(Layer<K>, BigUint), Stopped> {
-        let mut widened;
-        let mut src = layer;
+    ) -> Result<(Node<K>, BigUint), Stopped> {
+        let mut limbs = src.shape().limbs;
         loop {
-            match self.try_step(src, step, &keep) {
+            match self.try_step(src, limbs, step, &keep) {
                 Ok(r) => return Ok(r),
-                Err(Stopped::Overflow) => {
-                    widened = src.widened(src.limbs() + 1);
-                    src = &widened;
-                }
+                Err(Stopped::Overflow) => limbs += 1,
                 Err(e) => return Err(e),
             }
         }
@@ -88,7 +128,7 @@ impl<K: Key> Sweep<'_, K> {
         which: Option<usize>,
         expect: u64,
         keep: impl Fn(K) -> bool + Sync,
-    ) -> Result<Vec<Layer<K>>, Stopped> {
+    ) -> Result<Vec<Node<K>>, Stopped> {
         let mut limbs = node.shape().limbs;
         loop {
             match self.try_routed(node, limbs, step, which, expect, &keep) {
@@ -97,6 +137,80 @@ impl<K: Key> Sweep<'_, K> {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Walks `src` through `step` into `n` tables (a state goes to `route(state)`), counts of
+    /// `limbs` words: the tables' builders, and the tours finished.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_into(
+        &mut self,
+        src: Src<'_, K>,
+        limbs: usize,
+        n: usize,
+        expect: u64,
+        each_step: &(impl Expand<K> + Sync),
+        route: &(impl Fn(K) -> usize + Sync),
+    ) -> Result<(Vec<Builder<K>>, BigUint), Stopped> {
+        let shape = src.shape().with_limbs(limbs);
+        let held = src.bytes();
+        let each = expect / n as u64 + 1;
+        let builders: Vec<Builder<K>> = (0..n)
+            .map(|_| self.table(each, shape, held, n as u64))
+            .collect();
+        self.read += src.len();
+        let stop = self.stop;
+        let tours = Mutex::new(BigUint::ZERO);
+        // the flags are read between runs of states (a partition, a part of a file chunk)
+        let failed = || stop.load(Ordering::Relaxed) || builders.iter().any(Builder::failed);
+        let init = || -> Worker<'_, K> {
+            (
+                builders.iter().map(Batch::new).collect(),
+                BigUint::ZERO,
+                vec![0u64; limbs],
+            )
+        };
+        let work = |w: &mut Worker<'_, K>, key: K, count: Limbs<'_>| {
+            let (batches, done, wide) = w;
+            // counts widened where the step is done again with more words
+            let words: &[u64] = if count.len() == limbs {
+                &[]
+            } else {
+                wide.fill(0);
+                for (w, c) in wide.iter_mut().zip(count.words()) {
+                    *w = c;
+                }
+                wide
+            };
+            let finished = each_step.each(key, |next| {
+                let d = if n == 1 { 0 } else { route(next) };
+                if words.is_empty() {
+                    batches[d].push(next, count);
+                } else {
+                    batches[d].push_words(next, words);
+                }
+            });
+            if finished > 0 {
+                *done += big(count.bytes()) * finished;
+            }
+        };
+        let end = |w: Worker<'_, K>| {
+            let (batches, done, _) = w;
+            drop(batches);
+            if done != BigUint::ZERO {
+                *tours.lock().expect("no worker panics holding the lock") += done;
+            }
+        };
+        let read = src.par_each(&failed, &init, &work, &end);
+        // each builder counts the layer read beside its own table: counted once here
+        let made: u64 = builders.iter().map(|b| b.bytes() - held).sum::<u64>() + held;
+        self.peak_bytes = self.peak_bytes.max(made + self.beside);
+        if read.is_err() {
+            return Err(Stopped::Disk);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err(Stopped::Interrupted);
+        }
+        Ok((builders, tours.into_inner().expect("the workers are done")))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -108,7 +222,7 @@ impl<K: Key> Sweep<'_, K> {
         which: Option<usize>,
         expect: u64,
         keep: &(impl Fn(K) -> bool + Sync),
-    ) -> Result<Vec<Layer<K>>, Stopped> {
+    ) -> Result<Vec<Node<K>>, Stopped> {
         let n = if which.is_some() { 1 } else { 3 };
         let digit = which.unwrap_or(ANY);
         let expect = if expect > 0 {
@@ -116,93 +230,23 @@ impl<K: Key> Sweep<'_, K> {
         } else {
             (node.len() as f64 * (self.last_growth * 1.1).clamp(0.25, 4.0)) as u64
         };
-        // a child of three gets about a third of the states
-        let each = expect / 3 + 1;
-        let shape = node.shape().with_limbs(limbs);
-        let held = node.bytes();
-        let builders: Vec<Builder<K>> = (0..n)
-            .map(|_| Builder::new(each, shape, held, self.limit, self.spare.take()))
-            .collect();
-        self.read += node.len();
-        let (closed, stop) = (self.closed, self.stop);
-        // the states of one task: expanded into its own batches; counts widened where the
-        // step is done again with more words. The flags are read between runs of states (a
-        // partition, a chunk of the file), not for each state.
-        let failed = || stop.load(Ordering::Relaxed) || builders.iter().any(Builder::failed);
-        let work = |batches: &mut [Batch<'_, K>], wide: &mut [u64], key: K, count: Limbs<'_>| {
-            let words: &[u64] = if count.len() == limbs {
-                &[]
-            } else {
-                wide.fill(0);
-                for (w, c) in wide.iter_mut().zip(count.words()) {
-                    *w = c;
-                }
-                wide
-            };
-            expand_digit(key, step, closed, digit, |next| {
-                if !keep(next) {
-                    return;
-                }
-                let d = if n == 1 { 0 } else { tree::digit(next.get(0)) };
-                if words.is_empty() {
-                    batches[d].push(next, count);
-                } else {
-                    batches[d].push_words(next, words);
-                }
-            });
+        let each_step = Digit {
+            step,
+            closed: self.closed,
+            digit,
+            keep,
         };
-        let batches = || -> Vec<Batch<'_, K>> { builders.iter().map(Batch::new).collect() };
-        match node {
-            Src::Mem(layer) => {
-                part_chunks(layer.part_count()).for_each(|chunk| {
-                    let (mut batches, mut wide) = (batches(), vec![0u64; limbs]);
-                    for p in chunk {
-                        if failed() {
-                            return;
-                        }
-                        for (key, count) in layer.part(p) {
-                            work(&mut batches, &mut wide, key, count);
-                        }
-                    }
-                });
-            }
-            Src::Disk(spill) => {
-                let stride = spill.shape.stride();
-                let read = spill.chunks(|bytes| {
-                    let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
-                    bytes.par_chunks(per * stride).for_each(|part| {
-                        let (mut batches, mut wide) = (batches(), vec![0u64; limbs]);
-                        // a part of a file chunk is large: the flags every partition's worth
-                        for run in part.chunks(4096 * stride) {
-                            if failed() {
-                                return;
-                            }
-                            for (key, count) in entries::<K>(run, spill.shape) {
-                                work(&mut batches, &mut wide, key, count);
-                            }
-                        }
-                    });
-                });
-                if read.is_err() {
-                    return Err(Stopped::Disk);
-                }
-            }
-        }
-        // each builder counts the node read beside its own table: counted once here
-        let made: u64 = builders.iter().map(|b| b.bytes() - held).sum::<u64>() + held;
-        self.peak_bytes = self.peak_bytes.max(made);
-        if stop.load(Ordering::Relaxed) {
-            return Err(Stopped::Interrupted);
-        }
+        let route = |next: K| tree::digit(next.get(0));
+        let (builders, _) = self.walk_into(node, limbs, n, expect, &each_step, &route)?;
         let mut out = Vec::with_capacity(n);
         let mut failed = None;
         for b in builders {
-            match b.finish() {
+            match b.finish_node() {
                 Ok(l) => out.push(l),
                 Err(e) => failed = Some(failed.map_or(e, |f| worse(f, e))),
             }
         }
-        let total: u64 = out.iter().map(Layer::len).sum();
+        let total: u64 = out.iter().map(Node::len).sum();
         if failed.is_none() && n == 3 {
             self.last_growth = total as f64 / node.len().max(1) as f64;
         }
@@ -214,10 +258,11 @@ impl<K: Key> Sweep<'_, K> {
 
     fn try_step(
         &mut self,
-        layer: &Layer<K>,
+        src: Src<'_, K>,
+        limbs: usize,
         step: &Step<K>,
         keep: &(impl Fn(K) -> bool + Sync),
-    ) -> Result<(Layer<K>, BigUint), Stopped> {
+    ) -> Result<(Node<K>, BigUint), Stopped> {
         // a table sized for the layer to come rarely has to grow (growing rehashes a partition
         // into fresh memory); its growth is guessed from the step at the same place in the
         // column before, scaled by how the last step compared with its own counterpart there
@@ -229,47 +274,66 @@ impl<K: Key> Sweep<'_, K> {
             (Some(&same), _) => same,
             (None, _) => self.last_growth,
         };
-        let expect = (layer.len() as f64 * (guess * 1.1).clamp(0.25, 4.0)) as u64;
-        let builder = self.builder(layer, expect);
-        self.read += layer.len();
-        let tours = Mutex::new(BigUint::ZERO);
-        let (closed, stop) = (self.closed, self.stop);
-        part_chunks(layer.part_count()).for_each(|chunk| {
-            let mut batch = Batch::new(&builder);
-            let mut done = BigUint::ZERO;
-            for p in chunk {
-                // Relaxed: the flag only asks the workers to stop; nothing else hangs on it
-                if stop.load(Ordering::Relaxed) || builder.failed() {
-                    return;
-                }
-                for (key, count) in layer.part(p) {
-                    let finished = expand(key, step, closed, |next| {
-                        if keep(next) {
-                            batch.push(next, count);
-                        }
-                    });
-                    if finished > 0 {
-                        done += big(count.bytes()) * finished;
-                    }
-                }
-            }
-            if done != BigUint::ZERO {
-                *tours.lock().expect("no worker panics holding the lock") += done;
-            }
-        });
-        self.peak_bytes = self.peak_bytes.max(builder.bytes());
-        if stop.load(Ordering::Relaxed) {
-            return Err(Stopped::Interrupted);
-        }
-        let next = builder.finish()?;
-        let growth = next.len() as f64 / layer.len().max(1) as f64;
+        let expect = (src.len() as f64 * (guess * 1.1).clamp(0.25, 4.0)) as u64;
+        let each_step = Whole {
+            step,
+            closed: self.closed,
+            keep,
+        };
+        let (mut builders, tours) = self.walk_into(src, limbs, 1, expect, &each_step, &|_| 0)?;
+        let next = builders.pop().expect("one table").finish_node()?;
+        let growth = next.len() as f64 / src.len().max(1) as f64;
         if self.growth.len() <= row {
             self.growth.resize(row + 1, growth);
             self.older.resize(row + 1, 0.0);
         }
         self.older[row] = std::mem::replace(&mut self.growth[row], growth);
         self.last_growth = growth;
-        Ok((next, tours.into_inner().expect("the workers are done")))
+        Ok((next, tours))
+    }
+}
+
+/// How a step expands a state into the states it leads to (a generic, so that the expansion is
+/// compiled into the step's loop): the tours it finishes returned.
+pub(crate) trait Expand<K: Key> {
+    fn each(&self, key: K, f: impl FnMut(K)) -> u64;
+}
+
+/// Every choice of the step's square.
+struct Whole<'s, K: Key, F> {
+    step: &'s Step<K>,
+    closed: bool,
+    keep: &'s F,
+}
+
+impl<K: Key, F: Fn(K) -> bool + Sync> Expand<K> for Whole<'_, K, F> {
+    #[inline]
+    fn each(&self, key: K, mut f: impl FnMut(K)) -> u64 {
+        u64::from(expand(key, self.step, self.closed, |next| {
+            if (self.keep)(next) {
+                f(next);
+            }
+        }))
+    }
+}
+
+/// The choices of the step's square that give it digit `digit` (or any: [`ANY`]).
+struct Digit<'s, K: Key, F> {
+    step: &'s Step<K>,
+    closed: bool,
+    digit: usize,
+    keep: &'s F,
+}
+
+impl<K: Key, F: Fn(K) -> bool + Sync> Expand<K> for Digit<'_, K, F> {
+    #[inline]
+    fn each(&self, key: K, mut f: impl FnMut(K)) -> u64 {
+        expand_digit(key, self.step, self.closed, self.digit, |next| {
+            if (self.keep)(next) {
+                f(next);
+            }
+        });
+        0
     }
 }
 
@@ -277,7 +341,7 @@ impl<K: Key> Sweep<'_, K> {
 /// its own batches, for balance, and each chunk a task of its own (left to itself, the pool ran
 /// a quarter of them as one task, and a thread that started one late left the other idle at
 /// the step's end).
-fn part_chunks(parts: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+pub(crate) fn part_chunks(parts: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
     let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
     (0..parts.div_ceil(chunk))
         .into_par_iter()

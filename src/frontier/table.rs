@@ -17,6 +17,7 @@ use num_bigint::BigUint;
 use rayon::prelude::*;
 
 use super::state::Key;
+use super::store::{Node, Runs, Scratch, SpillWriter};
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
 pub(crate) const PARTS: usize = 512;
@@ -160,16 +161,24 @@ fn add_into(dst: &mut [u8], src: &[u64]) -> bool {
     carry
 }
 
-/// Where a key goes among `1 << bits` partitions: its partition and the hash it probes with.
+/// Where a key goes among `1 << bits` partitions whose hash bits begin `skip` bits from the
+/// top: its partition and the hash it probes with.
 #[inline]
-fn place<K: Key>(key: K, bits: u32) -> (usize, u64) {
+fn place<K: Key>(key: K, skip: u32, bits: u32) -> (usize, u64) {
     let h = key.hash64();
-    let p = if bits == 0 {
+    (bits_of(h, skip, bits), h)
+}
+
+/// The `bits` bits of a hash `skip` bits from its top (0 where `bits` is 0). A partition's
+/// states share the bits above it, so a table made of one partition's states (see
+/// [`Builder::finish_node`]) partitions them by the bits below.
+#[inline]
+pub(crate) fn bits_of(h: u64, skip: u32, bits: u32) -> usize {
+    if bits == 0 {
         0
     } else {
-        (h >> (64 - bits)) as usize
-    };
-    (p, h)
+        ((h << skip) >> (64 - bits)) as usize
+    }
 }
 
 /// Asks the processor to bring the cache line of `byte` in (a hint: nothing else happens).
@@ -218,6 +227,34 @@ impl<K: Key> Part<K> {
 
     fn bytes(&self) -> u64 {
         self.data.len() as u64
+    }
+
+    /// Emptied, keeping its memory.
+    fn clear(&mut self) {
+        self.data.fill(EMPTY);
+        self.len = 0;
+    }
+
+    /// Its entries' raw bytes, a run of whole entries at a time (at most about `max` bytes).
+    fn raw_runs(&self, shape: Shape, max: usize, mut f: impl FnMut(&[u8], u64)) {
+        let stride = shape.stride();
+        let mut buf = Vec::with_capacity(max.min(self.len * stride).max(stride));
+        let mut n = 0;
+        for e in self.data.chunks_exact(stride) {
+            if e[0] == EMPTY {
+                continue;
+            }
+            buf.extend_from_slice(e);
+            n += 1;
+            if buf.len() + stride > max {
+                f(&buf, n);
+                buf.clear();
+                n = 0;
+            }
+        }
+        if n > 0 {
+            f(&buf, n);
+        }
     }
 
     /// The entry where a key of hash `h` starts probing: the hash's low 32 bits scaled to the
@@ -331,6 +368,8 @@ impl<K: Key> Part<K> {
 pub(crate) struct Layer<K: Key> {
     parts: Vec<Part<K>>,
     bits: u32,
+    /// Hash bits above the partitions' (see [`bits_of`]).
+    skip: u32,
     shape: Shape,
 }
 
@@ -358,13 +397,14 @@ impl<K: Key> Layer<K> {
                 .map(|_| Part::with_capacity(0, shape))
                 .collect(),
             bits,
+            skip: 0,
             shape,
         }
     }
 
     /// Adds `count` to `key` (single-threaded building, e.g. reading a checkpoint).
     pub(crate) fn insert(&mut self, key: K, count: &[u64]) -> bool {
-        let (p, h) = place(key, self.bits);
+        let (p, h) = place(key, self.skip, self.bits);
         if self.parts[p].needs_room(1) {
             self.parts[p] = self.parts[p].grown(self.shape);
         }
@@ -420,14 +460,16 @@ impl<K: Key> Layer<K> {
 
     #[cfg(test)]
     pub(crate) fn get(&self, key: K) -> Option<Limbs<'_>> {
-        let (p, h) = place(key, self.bits);
+        let (p, h) = place(key, self.skip, self.bits);
         self.parts[p].get(key, h, self.shape)
     }
 
     /// The same states with counts of `limbs` words (more than now).
+    #[cfg(test)]
     pub(crate) fn widened(&self, limbs: usize) -> Layer<K> {
         debug_assert!(limbs >= self.shape.limbs);
         let mut out = Layer::with_parts(self.bits, self.shape.with_limbs(limbs));
+        out.skip = self.skip;
         let mut buf = vec![0; limbs];
         for (k, c) in self.iter() {
             buf.fill(0);
@@ -482,6 +524,8 @@ impl Bound {
 pub(crate) struct Builder<K: Key> {
     parts: Vec<Mutex<Part<K>>>,
     bits: u32,
+    /// Hash bits above the partitions' (see [`bits_of`]).
+    skip: u32,
     shape: Shape,
     bytes: AtomicU64,
     /// Bytes held besides this table (the layer being read).
@@ -491,7 +535,21 @@ pub(crate) struct Builder<K: Key> {
     memory: AtomicBool,
     /// The resident size an allocation refused for the bound would have brought the process to.
     needed: AtomicU64,
+    /// Where partitions that fill their share of the bound go, for a table that goes to disk
+    /// rather than stop (see `store.rs`): each partition's runs, under its own lock's turn.
+    spill: Option<Spilling>,
 }
+
+/// A table's way to disk: the folder, and each partition's file of runs.
+struct Spilling {
+    scratch: Scratch,
+    runs: Vec<Mutex<Option<Runs>>>,
+    /// A file could not be written: the workers stop, and the layer fails.
+    failed: AtomicBool,
+}
+
+/// Bytes of entries written to a partition's runs at a time.
+const RUN_WRITE: usize = 256 << 10;
 
 impl<K: Key> Builder<K> {
     /// An empty table of entries of `shape` expecting about `expect` states, in the memory of
@@ -503,6 +561,33 @@ impl<K: Key> Builder<K> {
         bound: Bound,
         spare: Option<Layer<K>>,
     ) -> Builder<K> {
+        Builder::make(expect, shape, other, bound, spare, None, 0)
+    }
+
+    /// [`Builder::new`] for a table that, past its share of the bound (`bound.tables` less
+    /// `other`), writes its partitions to files in `scratch` and goes on in the memory they
+    /// held, instead of failing: the process's resident size is not read, so where it goes to
+    /// disk depends only on the states and the bound. [`Builder::finish_node`] gives the layer.
+    pub(crate) fn spilling(
+        expect: u64,
+        shape: Shape,
+        other: u64,
+        bound: Bound,
+        spare: Option<Layer<K>>,
+        scratch: Scratch,
+    ) -> Builder<K> {
+        Builder::make(expect, shape, other, bound, spare, Some(scratch), 0)
+    }
+
+    fn make(
+        expect: u64,
+        shape: Shape,
+        other: u64,
+        bound: Bound,
+        spare: Option<Layer<K>>,
+        scratch: Option<Scratch>,
+        skip: u32,
+    ) -> Builder<K> {
         // partitions for a layer a few times larger (layers grow step by step), each sized for
         // its share of `expect` at 7/10 full (it grows past 4/5)
         let bits = part_bits(expect * 4);
@@ -511,8 +596,18 @@ impl<K: Key> Builder<K> {
         // growth is checked as states come. The spare layer's memory is not counted as room: a
         // part too small to reuse stays with the allocator, resident, while a fresh one is made
         let planned = (per << bits) as u64 * shape.stride() as u64;
-        if !crate::engine::fits(bound.process, planned) {
-            per = MIN_CAP;
+        let room = bound.tables.saturating_sub(other);
+        let fits = match scratch {
+            // a table that goes to disk counts its own bytes only
+            Some(_) => planned <= room,
+            None => crate::engine::fits(bound.process, planned),
+        };
+        if !fits {
+            per = match scratch {
+                // a half of its share to start with: the rest to grow in
+                Some(_) => ((room / 2 / shape.stride() as u64) as usize >> bits).max(MIN_CAP),
+                None => MIN_CAP,
+            };
         }
         // the partitions are filled with the empty mark (and their pages touched) by all the
         // threads, not by one while the others wait (this, with one task a chunk in the steps,
@@ -532,16 +627,23 @@ impl<K: Key> Builder<K> {
             })
             .collect();
         let bytes = parts.iter().map(|p| p.lock().expect("new").bytes()).sum();
+        let spill = scratch.map(|scratch| Spilling {
+            scratch,
+            runs: (0..parts.len()).map(|_| Mutex::new(None)).collect(),
+            failed: AtomicBool::new(false),
+        });
         Builder {
             parts,
             bits,
+            skip,
             shape,
             bytes: AtomicU64::new(bytes),
             other,
             bound,
             overflow: AtomicBool::new(false),
-            memory: AtomicBool::new(bytes + other > bound.tables),
+            memory: AtomicBool::new(spill.is_none() && bytes + other > bound.tables),
             needed: AtomicU64::new(0),
+            spill,
         }
     }
 
@@ -550,9 +652,44 @@ impl<K: Key> Builder<K> {
         self.bytes.load(Ordering::Relaxed) + self.other
     }
 
-    /// Whether filling has failed (overflow or memory): workers stop early.
+    /// Whether filling has failed (overflow, memory or disk): workers stop early.
     pub(crate) fn failed(&self) -> bool {
-        self.overflow.load(Ordering::Relaxed) || self.memory.load(Ordering::Relaxed)
+        self.overflow.load(Ordering::Relaxed)
+            || self.memory.load(Ordering::Relaxed)
+            || self
+                .spill
+                .as_ref()
+                .is_some_and(|s| s.failed.load(Ordering::Relaxed))
+    }
+
+    /// Whether some partition went to disk.
+    pub(crate) fn spilled(&self) -> bool {
+        self.spill.as_ref().is_some_and(|s| {
+            s.runs
+                .iter()
+                .any(|r| r.lock().expect("no panic holding it").is_some())
+        })
+    }
+
+    /// Writes partition `p` (held) to its runs and empties it; false where the file failed.
+    fn spill_part(&self, p: usize, part: &mut Part<K>) -> bool {
+        let Some(sp) = &self.spill else {
+            return false;
+        };
+        let mut runs = sp.runs[p].lock().expect("no panic holding it");
+        let runs = runs.get_or_insert_with(|| Runs::new(&sp.scratch));
+        let mut ok = true;
+        part.raw_runs(self.shape, RUN_WRITE, |bytes, _| {
+            if ok && runs.append(bytes).is_err() {
+                ok = false;
+            }
+        });
+        if !ok {
+            sp.failed.store(true, Ordering::Relaxed);
+            return false;
+        }
+        part.clear();
+        true
     }
 
     /// Adds a batch of entries to partition `p`.
@@ -568,7 +705,17 @@ impl<K: Key> Builder<K> {
         while part.needs_room(keys.len()) {
             // the grown partition is allocated while the old one is still held: checked first
             let size = part.bytes() * 2;
-            if !crate::engine::fits(self.bound.process, size) {
+            if self.spill.is_some() {
+                // past the table's share, a partition with states goes to disk and is filled
+                // again in its own memory (an empty one grows: a batch larger than it)
+                let now = self.bytes.load(Ordering::Relaxed) + self.other;
+                if part.len > 0 && now + size / 2 > self.bound.tables {
+                    if !self.spill_part(p, &mut part) {
+                        return;
+                    }
+                    continue;
+                }
+            } else if !crate::engine::fits(self.bound.process, size) {
                 let at = crate::engine::needed(self.bound.process, size);
                 // Relaxed: figures for the report; the flag only asks workers to stop
                 self.needed.fetch_max(at, Ordering::Relaxed);
@@ -579,7 +726,7 @@ impl<K: Key> Builder<K> {
             let delta = grown.bytes() - part.bytes();
             // Relaxed: a byte count for the bound and the report; the lock orders the table
             let now = self.bytes.fetch_add(delta, Ordering::Relaxed) + delta;
-            if now + self.other > self.bound.tables {
+            if self.spill.is_none() && now + self.other > self.bound.tables {
                 self.memory.store(true, Ordering::Relaxed);
                 return;
             }
@@ -612,6 +759,17 @@ impl<K: Key> Builder<K> {
 
     /// The finished layer, or why it failed.
     pub(crate) fn finish(self) -> Result<Layer<K>, Stopped> {
+        match self.finish_node()? {
+            Node::Mem(l) => Ok(l),
+            Node::Disk(_) => unreachable!("finish is asked of tables that never go to disk"),
+        }
+    }
+
+    /// The finished layer, in memory or, where partitions went to disk, in a file: the
+    /// partitions kept in memory are written as they are, each partition that went to disk has
+    /// its runs combined (in memory, a part of its states at a time where they are many) and
+    /// written after them. Or why it failed.
+    pub(crate) fn finish_node(self) -> Result<Node<K>, Stopped> {
         if self.overflow.load(Ordering::Relaxed) {
             return Err(Stopped::Overflow);
         }
@@ -619,15 +777,129 @@ impl<K: Key> Builder<K> {
             let needed = self.needed.load(Ordering::Relaxed);
             return Err(Stopped::Memory(self.bytes().max(needed)));
         }
-        Ok(Layer {
-            parts: self
-                .parts
-                .into_iter()
-                .map(|m| m.into_inner().expect("no worker panicked"))
-                .collect(),
-            bits: self.bits,
-            shape: self.shape,
-        })
+        let spilled = self.spilled();
+        let Builder {
+            parts,
+            bits,
+            skip,
+            shape,
+            other,
+            bound,
+            spill,
+            ..
+        } = self;
+        let parts = parts
+            .into_iter()
+            .map(|m| m.into_inner().expect("no worker panicked"));
+        let (true, Some(sp)) = (spilled, spill) else {
+            return Ok(Node::Mem(Layer {
+                parts: parts.collect(),
+                bits,
+                skip,
+                shape,
+            }));
+        };
+        if sp.failed.load(Ordering::Relaxed) {
+            return Err(Stopped::Disk);
+        }
+        let disk = |_| Stopped::Disk;
+        let mut out = SpillWriter::<K>::new(&sp.scratch, shape).map_err(disk)?;
+        let mut runs: Vec<Runs> = Vec::new();
+        for (part, r) in parts.zip(sp.runs) {
+            match r.into_inner().expect("no worker panicked") {
+                // a partition all in memory is whole: written as it is
+                None => {
+                    let mut res = Ok(());
+                    part.raw_runs(shape, RUN_WRITE, |bytes, n| {
+                        if res.is_ok() {
+                            res = out.push(bytes, n);
+                        }
+                    });
+                    res.map_err(disk)?;
+                }
+                Some(mut r) => {
+                    let mut res = Ok(());
+                    part.raw_runs(shape, RUN_WRITE, |bytes, _| {
+                        if res.is_ok() {
+                            res = r.append(bytes);
+                        }
+                    });
+                    res.map_err(|_| Stopped::Disk)?;
+                    runs.push(r);
+                }
+            }
+            // (the partition's memory goes back here)
+        }
+        let room = bound.tables.saturating_sub(other).max(1 << 20);
+        for r in runs {
+            combine::<K>(&r, shape, skip + bits, room, &mut out, 0, 0)?;
+        }
+        let spill = out.finish().map_err(disk)?;
+        Ok(Node::Disk(std::sync::Arc::new(spill)))
+    }
+}
+
+/// Adds up the runs of a partition whose states share their top `skip` hash bits, those whose
+/// next `k` bits are `s` at a time, in a table of at most `room` bytes, and appends the sums to
+/// `out`; a table that would pass `room` is made again as two, one bit more each.
+fn combine<K: Key>(
+    runs: &Runs,
+    shape: Shape,
+    skip: u32,
+    room: u64,
+    out: &mut SpillWriter<K>,
+    k: u32,
+    s: usize,
+) -> Result<(), Stopped> {
+    let stride = shape.stride();
+    let raw = runs.bytes() / stride as u64;
+    // the states are at most the entries of the runs (fewer where a state is in many)
+    let expect = (raw >> k).min(room / 2 / stride as u64);
+    let builder = Builder::make(
+        expect,
+        shape,
+        0,
+        Bound {
+            tables: room,
+            process: u64::MAX,
+        },
+        None,
+        None,
+        skip + k,
+    );
+    let read = runs.chunks(stride, |bytes| {
+        let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
+        bytes.par_chunks(per * stride).for_each(|part| {
+            let mut batch = Batch::new(&builder);
+            for (key, count) in super::store::entries::<K>(part, shape) {
+                if bits_of(key.hash64(), skip, k) == s {
+                    batch.push(key, count);
+                }
+            }
+        });
+    });
+    read.map_err(|_| Stopped::Disk)?;
+    match builder.finish_node() {
+        Ok(Node::Mem(layer)) => {
+            for part in &layer.parts {
+                let mut res = Ok(());
+                part.raw_runs(shape, RUN_WRITE, |bytes, n| {
+                    if res.is_ok() {
+                        res = out.push(bytes, n);
+                    }
+                });
+                res.map_err(|_| Stopped::Disk)?;
+            }
+            Ok(())
+        }
+        Ok(Node::Disk(_)) => unreachable!("a combining table never goes to disk"),
+        // the sums of a run may pass their words: the layer is made again wider
+        Err(Stopped::Overflow) => Err(Stopped::Overflow),
+        Err(Stopped::Memory(_)) if k < 24 => {
+            combine(runs, shape, skip, room, out, k + 1, 2 * s)?;
+            combine(runs, shape, skip, room, out, k + 1, 2 * s + 1)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -669,7 +941,7 @@ impl<'b, K: Key> Batch<'b, K> {
     /// once it is full.
     #[inline]
     fn queue(&mut self, key: K, add: impl FnOnce(&mut Vec<u64>)) {
-        let (p, _) = place(key, self.builder.bits);
+        let (p, _) = place(key, self.builder.skip, self.builder.bits);
         self.keys[p].push(key);
         add(&mut self.counts[p]);
         if self.keys[p].len() >= BATCH {

@@ -1,0 +1,586 @@
+//! Tables on disk: where a layer goes when memory is short, and how it is read back.
+//!
+//! A layer is held one of two ways ([`Node`]): a hash table in memory ([`Layer`]), or a file of
+//! its states one after another ([`Spill`]), read back a chunk at a time by whatever walks it.
+//! A table being filled past its share of the memory bound writes a partition at a time to that
+//! partition's file of *runs* ([`Runs`]) and goes on in the memory it freed; when the layer is
+//! done, each partition's runs are combined in memory on their own (equal states added) and
+//! appended to one [`Spill`] (see `Builder::finish_node` in `table.rs`). A partition is a
+//! 64th to a 512th of the layer, split further by more bits of the hash where its runs are
+//! larger than memory allows, so the memory a step holds is set by the bound, not by the layer.
+//!
+//! Every file has a CRC32 of its bytes, checked as it is read back: a damaged file stops the
+//! count, and nothing read from it is kept. Files are this process's alone, in the scratch
+//! folder ([`Scratch`]), and are removed when dropped; those a killed process left are removed
+//! by the next count that uses the folder ([`Scratch::remove_stale`]).
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use super::state::Key;
+use super::table::{Batch, Bound, Builder, Layer, Limbs, Shape};
+use crate::engine::RunError;
+use crate::error::Error;
+
+/// Bytes read from a file at a time, at most. Small next to what a bound holds back for the
+/// allocations between its checks (a 32 MiB buffer took `knights count 5x10 --max-memory 40M`
+/// to 53 MiB).
+pub(crate) const CHUNK_BYTES: usize = 4 << 20;
+
+/// A layer of states: a table in memory, or a file beside the count.
+pub(crate) enum Node<K: Key> {
+    Mem(Layer<K>),
+    Disk(Arc<Spill<K>>),
+}
+
+impl<K: Key> Clone for Node<K> {
+    /// A copy in memory, or the same file shared (it is never written again).
+    fn clone(&self) -> Node<K> {
+        match self {
+            Node::Mem(l) => Node::Mem(l.clone()),
+            Node::Disk(s) => Node::Disk(Arc::clone(s)),
+        }
+    }
+}
+
+impl<K: Key> Node<K> {
+    pub(crate) fn len(&self) -> u64 {
+        self.src().len()
+    }
+
+    /// Bytes it holds in memory.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.src().bytes()
+    }
+
+    /// Its states as a step reads them.
+    pub(crate) fn src(&self) -> Src<'_, K> {
+        match self {
+            Node::Mem(l) => Src::Mem(l),
+            Node::Disk(s) => Src::Disk(s),
+        }
+    }
+}
+
+/// A layer's states as a step reads them: a table in memory or a file.
+#[derive(Clone, Copy)]
+pub(crate) enum Src<'a, K: Key> {
+    Mem(&'a Layer<K>),
+    Disk(&'a Arc<Spill<K>>),
+}
+
+impl<K: Key> Src<'_, K> {
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Src::Mem(l) => l.len(),
+            Src::Disk(s) => s.len,
+        }
+    }
+
+    /// Bytes it holds in memory.
+    pub(crate) fn bytes(&self) -> u64 {
+        match self {
+            Src::Mem(l) => l.bytes(),
+            Src::Disk(_) => 0,
+        }
+    }
+
+    pub(crate) fn shape(&self) -> Shape {
+        match self {
+            Src::Mem(l) => l.shape(),
+            Src::Disk(s) => s.shape,
+        }
+    }
+
+    /// Calls `each` on every state and its count, on all threads: each task starts with
+    /// `init()`, and hands its value to `end` when done. `stop()` is asked between runs of
+    /// states; a task stops where it says so. Err where the file could not be read back whole
+    /// (a task may have seen part of it).
+    pub(crate) fn par_each<T>(
+        &self,
+        stop: &(impl Fn() -> bool + Sync),
+        init: &(impl Fn() -> T + Sync),
+        each: &(impl Fn(&mut T, K, Limbs<'_>) + Sync),
+        end: &(impl Fn(T) + Sync),
+    ) -> Result<(), RunError> {
+        match *self {
+            Src::Mem(layer) => {
+                super::sweep::part_chunks(layer.part_count()).for_each(|chunk| {
+                    let mut t = init();
+                    for p in chunk {
+                        if stop() {
+                            break;
+                        }
+                        for (key, count) in layer.part(p) {
+                            each(&mut t, key, count);
+                        }
+                    }
+                    end(t);
+                });
+                Ok(())
+            }
+            Src::Disk(spill) => {
+                let stride = spill.shape.stride();
+                spill.chunks(|bytes| {
+                    let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
+                    bytes.par_chunks(per * stride).for_each(|part| {
+                        let mut t = init();
+                        // a part of a file chunk is large: the flag every partition's worth
+                        for run in part.chunks(4096 * stride) {
+                            if stop() {
+                                break;
+                            }
+                            for (key, count) in entries::<K>(run, spill.shape) {
+                                each(&mut t, key, count);
+                            }
+                        }
+                        end(t);
+                    });
+                })
+            }
+        }
+    }
+
+    /// Calls `f` on every state and its count, in order, on this thread.
+    pub(crate) fn each(&self, mut f: impl FnMut(K, Limbs<'_>)) -> Result<(), RunError> {
+        match *self {
+            Src::Mem(layer) => {
+                for (k, c) in layer.iter() {
+                    f(k, c);
+                }
+                Ok(())
+            }
+            Src::Disk(spill) => spill.chunks(|bytes| {
+                for (k, c) in entries::<K>(bytes, spill.shape) {
+                    f(k, c);
+                }
+            }),
+        }
+    }
+
+    /// A node of the same states: a copy in memory, or the same file.
+    pub(crate) fn to_node(self) -> Node<K> {
+        match self {
+            Src::Mem(l) => Node::Mem(l.clone()),
+            Src::Disk(s) => Node::Disk(Arc::clone(s)),
+        }
+    }
+}
+
+/// Where a count's files on disk go: a folder, and a name for this process's files in it.
+#[derive(Clone, Debug)]
+pub(crate) struct Scratch {
+    dir: PathBuf,
+}
+
+/// What every file of the store begins its name with, before the process's id.
+const PREFIX: &str = ".knights-spill.";
+
+/// Files made by this process: a serial number each.
+static SERIAL: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes this process holds on disk in the store's files now, and at the most so far.
+static ON_DISK: AtomicU64 = AtomicU64::new(0);
+static PEAK_ON_DISK: AtomicU64 = AtomicU64::new(0);
+
+fn disk_grew(bytes: u64) {
+    // Relaxed: figures for the report
+    let now = ON_DISK.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK_ON_DISK.fetch_max(now, Ordering::Relaxed);
+}
+
+fn disk_shrank(bytes: u64) {
+    ON_DISK.fetch_sub(bytes, Ordering::Relaxed);
+}
+
+/// The most bytes this process has held in the store's files at once.
+#[must_use]
+pub(crate) fn peak_disk_bytes() -> u64 {
+    PEAK_ON_DISK.load(Ordering::Relaxed)
+}
+
+/// How many bytes tables have been written to disk by this process so far (for reports and
+/// the tests: a count under a small bound must have gone through disk).
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes of tables written to disk by this process so far.
+#[must_use]
+pub(crate) fn written_bytes() -> u64 {
+    WRITTEN.load(Ordering::Relaxed)
+}
+
+/// The last failure to write or read a file of the store, for the message that stops the count.
+static LAST_ERROR: Mutex<Option<String>> = Mutex::new(None);
+
+fn failed(action: &str, path: &Path, e: &std::io::Error) -> String {
+    let m = format!(
+        "cannot {action} '{}', a part of the count kept on disk: {e}",
+        path.display()
+    );
+    *LAST_ERROR
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(m.clone());
+    m
+}
+
+/// What the last failure of the store's files was, if any.
+pub(crate) fn last_error() -> Option<String> {
+    LAST_ERROR
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
+impl Scratch {
+    /// The scratch folder `dir`.
+    pub(crate) fn new(dir: PathBuf) -> Scratch {
+        Scratch { dir }
+    }
+
+    /// A new file's path, of this process, for `what`.
+    fn file(&self, what: &str) -> PathBuf {
+        let n = SERIAL.fetch_add(1, Ordering::Relaxed);
+        self.dir
+            .join(format!("{PREFIX}{}.{n}.{what}", std::process::id()))
+    }
+
+    /// Removes the files a process that no longer runs left in the folder (a count killed while
+    /// its tables were on disk): the process's id is in each file's name.
+    pub(crate) fn remove_stale(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(PREFIX))
+                .and_then(|r| r.split('.').next())
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// A layer's states in a file: each state's key bytes and count words, as a table stores them,
+/// one after another, with no state twice. The file is this process's alone and is removed
+/// when dropped.
+pub(crate) struct Spill<K: Key> {
+    path: PathBuf,
+    pub(crate) len: u64,
+    pub(crate) shape: Shape,
+    /// The CRC32 of its bytes.
+    crc: u32,
+    _key: std::marker::PhantomData<K>,
+}
+
+impl<K: Key> Spill<K> {
+    /// Writes `layer` to a new file in `scratch`.
+    pub(crate) fn write(layer: &Layer<K>, scratch: &Scratch) -> Result<Spill<K>, RunError> {
+        let mut out = SpillWriter::new(scratch, layer.shape())?;
+        let mut key = [0u8; 16];
+        let kb = layer.shape().key;
+        let mut entry = Vec::with_capacity(layer.shape().stride());
+        for (k, c) in layer.iter() {
+            k.write(&mut key);
+            entry.clear();
+            entry.extend_from_slice(&key[..kb]);
+            entry.extend_from_slice(c.bytes());
+            out.push(&entry, 1)?;
+        }
+        out.finish()
+    }
+
+    /// Bytes of its file.
+    pub(crate) fn file_bytes(&self) -> u64 {
+        self.len * self.shape.stride() as u64
+    }
+
+    /// Calls `f` on its states a chunk at a time: the raw entries of each chunk. The file's
+    /// checksum is checked at its end: Err where it fails (or the file cannot be read).
+    pub(crate) fn chunks(&self, mut f: impl FnMut(&[u8])) -> Result<(), RunError> {
+        let io = |e: std::io::Error| -> RunError {
+            Error::Invalid(failed("read", &self.path, &e)).into()
+        };
+        let mut file = File::open(&self.path).map_err(io)?;
+        let stride = self.shape.stride();
+        let mut left = self.len as usize * stride;
+        let mut buf = vec![0u8; left.min((CHUNK_BYTES / stride).max(1) * stride)];
+        let mut crc = crc32fast::Hasher::new();
+        while left > 0 {
+            let n = left.min(buf.len());
+            file.read_exact(&mut buf[..n]).map_err(io)?;
+            crc.update(&buf[..n]);
+            f(&buf[..n]);
+            left -= n;
+        }
+        if crc.finalize() != self.crc {
+            return Err(io(std::io::Error::other(
+                "its checksum fails: the file was changed or damaged, and the count stops rather than add what it read",
+            )));
+        }
+        Ok(())
+    }
+
+    /// Its states read back into a table in memory.
+    pub(crate) fn load(&self) -> Result<Layer<K>, RunError> {
+        let builder = Builder::new(self.len, self.shape, 0, Bound::new(u64::MAX), None);
+        self.chunks(|bytes| {
+            let per = (bytes.len() / self.shape.stride() / (rayon::current_num_threads() * 4))
+                .max(1)
+                * self.shape.stride();
+            bytes.par_chunks(per).for_each(|part| {
+                let mut batch = Batch::new(&builder);
+                for (k, c) in entries::<K>(part, self.shape) {
+                    batch.push(k, c);
+                }
+            });
+        })?;
+        builder.finish().map_err(|_| {
+            Error::Invalid(failed(
+                "read",
+                &self.path,
+                &std::io::Error::other("its counts changed"),
+            ))
+            .into()
+        })
+    }
+}
+
+impl<K: Key> Drop for Spill<K> {
+    fn drop(&mut self) {
+        if std::fs::remove_file(&self.path).is_ok() {
+            disk_shrank(self.file_bytes());
+        }
+    }
+}
+
+/// A [`Spill`] being written: entries appended, then finished.
+pub(crate) struct SpillWriter<K: Key> {
+    out: BufWriter<File>,
+    path: PathBuf,
+    len: u64,
+    shape: Shape,
+    crc: crc32fast::Hasher,
+    _key: std::marker::PhantomData<K>,
+}
+
+impl<K: Key> SpillWriter<K> {
+    pub(crate) fn new(scratch: &Scratch, shape: Shape) -> Result<SpillWriter<K>, RunError> {
+        let path = scratch.file("layer");
+        let file = File::create(&path)
+            .map_err(|e| RunError::from(Error::Invalid(failed("write", &path, &e))))?;
+        Ok(SpillWriter {
+            out: BufWriter::with_capacity(1 << 20, file),
+            path,
+            len: 0,
+            shape,
+            crc: crc32fast::Hasher::new(),
+            _key: std::marker::PhantomData,
+        })
+    }
+
+    /// Appends `n` whole entries, `bytes`.
+    pub(crate) fn push(&mut self, bytes: &[u8], n: u64) -> Result<(), RunError> {
+        debug_assert_eq!(bytes.len() as u64, n * self.shape.stride() as u64);
+        self.crc.update(bytes);
+        self.len += n;
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::Invalid(failed("write", &self.path, &e)).into())
+    }
+
+    /// The file, written and flushed.
+    pub(crate) fn finish(mut self) -> Result<Spill<K>, RunError> {
+        self.out
+            .flush()
+            .map_err(|e| RunError::from(Error::Invalid(failed("write", &self.path, &e))))?;
+        let bytes = self.len * self.shape.stride() as u64;
+        disk_grew(bytes);
+        WRITTEN.fetch_add(bytes, Ordering::Relaxed);
+        Ok(Spill {
+            path: std::mem::take(&mut self.path),
+            len: self.len,
+            shape: self.shape,
+            crc: self.crc.clone().finalize(),
+            _key: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<K: Key> Drop for SpillWriter<K> {
+    /// A writer dropped unfinished (a failed step) leaves no file.
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A partition's runs: the states it wrote out each time it filled its share of memory, one
+/// run after another in one file (a state may be in many runs), with the file's checksum. The
+/// file is opened for each run and closed again (a layer has hundreds of partitions: as many
+/// open files would pass the usual limit).
+pub(crate) struct Runs {
+    path: PathBuf,
+    bytes: u64,
+    crc: crc32fast::Hasher,
+}
+
+impl Runs {
+    /// A new file of runs in `scratch` (made at the first run).
+    pub(crate) fn new(scratch: &Scratch) -> Runs {
+        Runs {
+            path: scratch.file("runs"),
+            bytes: 0,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
+
+    /// Bytes written to it.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Appends a run's entries. Err: the message of the failure.
+    pub(crate) fn append(&mut self, data: &[u8]) -> Result<(), String> {
+        let mut f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| failed("write", &self.path, &e))?;
+        f.write_all(data)
+            .map_err(|e| failed("write", &self.path, &e))?;
+        self.crc.update(data);
+        self.bytes += data.len() as u64;
+        disk_grew(data.len() as u64);
+        WRITTEN.fetch_add(data.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Calls `f` on its bytes a chunk of whole entries of `stride` bytes at a time; Err where
+    /// the file cannot be read or its checksum fails.
+    pub(crate) fn chunks(&self, stride: usize, mut f: impl FnMut(&[u8])) -> Result<(), String> {
+        let io = |e: std::io::Error| failed("read", &self.path, &e);
+        let mut file = File::open(&self.path).map_err(io)?;
+        let mut left = self.bytes as usize;
+        let mut buf = vec![0u8; left.min((CHUNK_BYTES / stride).max(1) * stride)];
+        let mut crc = crc32fast::Hasher::new();
+        while left > 0 {
+            let n = left.min(buf.len());
+            file.read_exact(&mut buf[..n]).map_err(io)?;
+            crc.update(&buf[..n]);
+            f(&buf[..n]);
+            left -= n;
+        }
+        if crc.finalize() != self.crc.clone().finalize() {
+            return Err(io(std::io::Error::other(
+                "its checksum fails: the file was changed or damaged, and the count stops rather than add what it read",
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Runs {
+    fn drop(&mut self) {
+        if self.bytes > 0 && std::fs::remove_file(&self.path).is_ok() {
+            disk_shrank(self.bytes);
+        }
+    }
+}
+
+/// The raw entries of a file's chunk as states and counts.
+pub(crate) fn entries<K: Key>(
+    bytes: &[u8],
+    shape: Shape,
+) -> impl Iterator<Item = (K, Limbs<'_>)> + '_ {
+    bytes
+        .chunks_exact(shape.stride())
+        .map(move |e| (K::read(e, shape.key), Limbs::of(&e[shape.key..])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u64) -> u64 {
+        i << 8
+    }
+
+    #[test]
+    fn a_spilled_layer_reads_back_and_a_damaged_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch::new(dir.path().to_path_buf());
+        let mut l = Layer::<u64>::empty(Shape { key: 8, limbs: 1 });
+        for i in 1..=1000 {
+            l.insert(key(i), &[i]);
+        }
+        let s = Arc::new(Spill::write(&l, &scratch).unwrap());
+        assert_eq!(s.len, 1000);
+        let back = s.load().unwrap();
+        assert_eq!(back.get(key(77)).unwrap().single(), Some(77));
+        let mut sum = 0;
+        Src::Disk(&s).each(|_, c| sum += c.get(0)).unwrap();
+        assert_eq!(sum, 500_500);
+        // one bit changed: refused, naming the file
+        let mut bytes = std::fs::read(&s.path).unwrap();
+        bytes[100] ^= 4;
+        std::fs::write(&s.path, &bytes).unwrap();
+        let e = Src::Disk(&s).each(|_, _| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("checksum fails") && e.contains(".knights-spill."),
+            "{e}"
+        );
+        let path = s.path.clone();
+        drop(s);
+        assert!(!path.exists(), "a spill's file goes with it");
+    }
+
+    #[test]
+    fn runs_append_and_read_back_whole_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch::new(dir.path().to_path_buf());
+        let mut r = Runs::new(&scratch);
+        r.append(&[1u8; 32]).unwrap();
+        r.append(&[2u8; 16]).unwrap();
+        let mut seen = Vec::new();
+        r.chunks(16, |b| seen.extend_from_slice(b)).unwrap();
+        assert_eq!(seen.len(), 48);
+        assert_eq!(seen[40], 2);
+        let path = r.path.clone();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[3] = 9;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(r.chunks(16, |_| {}).unwrap_err().contains("checksum fails"));
+        drop(r);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn stale_files_of_a_process_gone_are_removed_and_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch::new(dir.path().to_path_buf());
+        // a process id no system gives (past the kernel's pid_max of 2^22)
+        let stale = dir.path().join(format!("{PREFIX}4999999.3.runs"));
+        let mine = dir
+            .path()
+            .join(format!("{PREFIX}{}.3.runs", std::process::id()));
+        let other = dir.path().join("notes.txt");
+        for p in [&stale, &mine, &other] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        scratch.remove_stale();
+        assert!(!stale.exists() && mine.exists() && other.exists());
+    }
+}
