@@ -30,6 +30,7 @@ fn main() -> anyhow::Result<()> {
     let tree = TreeSize {
         depth: value("depth=").first().copied(),
         leaf_states: value("leaf=").first().map(|&n| u64::from(n)),
+        tables: None,
     };
     let spec = CountSpec {
         closed,

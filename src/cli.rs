@@ -214,11 +214,17 @@ pub struct CountArgs {
     /// No progress display (same as --progress none).
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// The most memory the frontier engine's state tables may take, e.g. 8G, 512M or 2GiB
-    /// (default: three quarters of the machine's memory); past it the count stops with the
-    /// figure it needed.
+    /// The most memory the count may take, e.g. 8G, 512M or 2GiB (default: three quarters of
+    /// the machine's memory). The frontier engine keeps half of it for its tables and sends
+    /// what passes that to disk (--scratch), so a smaller bound costs time and disk, not the
+    /// count.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    /// The folder where the frontier engine's tables go when they pass the memory bound
+    /// (default: the checkpoint's folder, else the system's temporary folder). Its free space
+    /// is checked as the count starts; its files are removed as the count ends.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
     /// Keep the work every piece of a frontier count shares (the walk to the middle) in FILE, for
     /// all the shards of a run: the first shard to get there makes it, the others wait and read
     /// it (default: beside the checkpoint, for this process alone).

@@ -80,6 +80,10 @@ pub struct TreeSize {
     pub depth: Option<u32>,
     /// The most states of a node walked to its end as one leaf (at least 1).
     pub leaf_states: Option<u64>,
+    /// The bytes the tables may hold in memory before they go to disk (by default half the
+    /// memory bound, see `frontier::sizes::table_bytes`): the tests set it small to send every
+    /// layer through disk.
+    pub tables: Option<u64>,
 }
 
 /// The CPU seconds (user and system) of the process so far.

@@ -21,7 +21,9 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    allocator::keep_freed_memory();
+    if std::env::var_os("KNIGHTS_X_NOKEEP").is_none() {
+        allocator::keep_freed_memory();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

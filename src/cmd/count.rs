@@ -69,6 +69,15 @@ fn job_of(a: &CountArgs) -> Result<Job> {
         job.max_memory = m;
     }
     job.split.clone_from(&a.split);
+    if let Some(d) = &a.scratch {
+        if !d.is_dir() {
+            anyhow::bail!(
+                "--scratch '{}' is not a folder: give an existing folder for the tables that pass the memory bound",
+                d.display()
+            );
+        }
+    }
+    job.scratch.clone_from(&a.scratch);
     Ok(job)
 }
 

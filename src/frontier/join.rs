@@ -125,6 +125,13 @@ pub(crate) struct RightIndex {
 }
 
 impl RightIndex {
+    /// Bytes it holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.states.len() * std::mem::size_of::<Right>()
+            + self.counts.len() * 8
+            + self.classes.len() * 32) as u64
+    }
+
     /// Indexes the right half's table `right` as the crossing sees it: boundary square `j` is
     /// in slot `slots.slots[j]` of a right state (its own numbering, the crossing's reversed
     /// column by column), each state one row.
@@ -385,6 +392,34 @@ pub(crate) fn join<K: Key>(
     closed: bool,
     stop: &AtomicBool,
 ) -> Option<BigUint> {
+    // a large table is joined a run of its partitions at a time, so that the sort keys (8
+    // bytes a state) are a small part of the table they sort
+    let parts = left.part_count();
+    let groups = if left.len() > JOIN_WHOLE {
+        4.min(parts)
+    } else {
+        1
+    };
+    let mut total = BigUint::ZERO;
+    for g in 0..groups {
+        let range = g * parts / groups..(g + 1) * parts / groups;
+        total += join_parts(left, range, boundary, right, closed, stop)?;
+    }
+    Some(total)
+}
+
+/// States of a table the join sorts at once.
+const JOIN_WHOLE: u64 = 1 << 20;
+
+/// [`join`] of the states of `left`'s partitions `parts`.
+fn join_parts<K: Key>(
+    left: &Layer<K>,
+    parts: std::ops::Range<usize>,
+    boundary: &Boundary,
+    right: &RightIndex,
+    closed: bool,
+    stop: &AtomicBool,
+) -> Option<BigUint> {
     let m = boundary.slots.len();
     // closed: no terminals on either side; open: two in all
     let want: u32 = if closed { 0 } else { 2 };
@@ -394,7 +429,7 @@ pub(crate) fn join<K: Key>(
         let g = group(boundary.asks(k, m), rt);
         right.classes.contains_key(&g).then_some(g)
     };
-    let mut keys: Vec<u64> = (0..left.part_count())
+    let mut keys: Vec<u64> = parts
         .into_par_iter()
         .flat_map_iter(|p| {
             left.part_slots(p)

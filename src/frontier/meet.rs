@@ -167,7 +167,6 @@ impl<K: Key> Run<'_, K> {
                 todo = Some((split, left));
             }
         }
-        self.scratch().remove_stale();
         let Some(roots) = self.roots(cut)? else {
             return Ok(self.interrupted());
         };
@@ -426,12 +425,7 @@ impl<K: Key> Run<'_, K> {
             Some(mut s) if s.phase == "forward" && s.done % w == 0 && s.done <= end => {
                 let done = s.done;
                 let current = s.take("current").ok_or_else(|| self.foreign_phase())?;
-                (
-                    Node::Mem(current),
-                    done,
-                    s.take("left").map(Node::Mem),
-                    s.take("right").map(Node::Mem),
-                )
+                (current, done, s.take("left"), s.take("right"))
             }
             Some(_) => return Err(self.foreign_phase()),
             None => (
@@ -470,6 +464,15 @@ impl<K: Key> Run<'_, K> {
             done += w;
             self.saver.saved = false;
             self.check_reach(done - 1, &layer, done == end)?;
+            if std::env::var_os("KNIGHTS_DEBUG_MEM").is_some() {
+                eprintln!(
+                    "column {done} layer={} bytes={} peak={} rss={}",
+                    layer.len(),
+                    layer.bytes(),
+                    self.sweep.peak_bytes,
+                    crate::engine::resident_bytes().unwrap_or(0)
+                );
+            }
             // the last column's table where it waits on disk: moved to its half below, not
             // copied (a copy at the walk's largest table held it twice: 8x10 closed 2.9 GiB
             // more); a smaller one is copied, which packs it (7x8 closed peaked at 267 MiB
@@ -535,15 +538,17 @@ impl<K: Key> Run<'_, K> {
 
     /// The shared tables saved at `p`, if there is such a file.
     fn read_roots(&mut self, p: &std::path::Path, cut: Cut) -> Result<Option<Roots<K>>, RunError> {
-        let Some(mut s) = snapshot::load::<K>(p, &self.name, self.walk.key_bytes())? else {
+        let Some(mut s) =
+            snapshot::load_to::<K>(p, &self.name, self.walk.key_bytes(), self.spill_to())?
+        else {
             return Ok(None);
         };
         let w = self.walk.w;
         if s.phase != "split" {
             return Err(self.foreign_phase());
         }
-        let left = Node::Mem(s.take("left").ok_or_else(|| self.foreign_phase())?);
-        let right = s.take("right").map(Node::Mem);
+        let left = s.take("left").ok_or_else(|| self.foreign_phase())?;
+        let right = s.take("right");
         if right.is_some() == (cut.left == cut.right - 1) {
             return Err(self.foreign_phase());
         }
@@ -868,6 +873,14 @@ impl<K: Key> Run<'_, K> {
             + roots.left.bytes()
             + roots.right.bytes();
         self.sweep.beside = held;
+        if std::env::var_os("KNIGHTS_DEBUG_MEM").is_some() {
+            eprintln!(
+                "piece {p} held={held} roots={} {} rss={}",
+                roots.left.bytes(),
+                roots.right.bytes(),
+                crate::engine::resident_bytes().unwrap_or(0)
+            );
+        }
         let counted = self.node(plan, d, p, x, Side::Open(y), &mut count, figures);
         self.sweep.beside = 0;
         counted?;
@@ -957,6 +970,7 @@ impl<K: Key> Run<'_, K> {
         let must_split = self.leaves.below(j, p);
         self.relieve();
         let indexed;
+        let mut made_here = false;
         let y = match y {
             Side::Open(node) => {
                 if node.len() == 0 {
@@ -967,6 +981,7 @@ impl<K: Key> Run<'_, K> {
                     match self.finish_right(plan, j, node) {
                         Ok(i) => {
                             indexed = i;
+                            made_here = true;
                             Side::Done(&indexed)
                         }
                         // too large for memory: cut again
@@ -982,6 +997,33 @@ impl<K: Key> Run<'_, K> {
             }
             done => done,
         };
+        // what this node holds while its subtree is walked: its own sides, and the index it
+        // made, beside the walks below
+        let held = x.bytes()
+            + match y {
+                Side::Open(n) => n.bytes(),
+                Side::Done(f) if made_here => f.index.bytes(),
+                Side::Done(_) => 0,
+            };
+        self.sweep.beside += held;
+        let below = self.below(plan, j, p, x, y, must_split, count, figures);
+        self.sweep.beside -= held;
+        below
+    }
+
+    /// [`Run::node`] once its right side is open or indexed: a leaf, or its children.
+    #[allow(clippy::too_many_arguments)]
+    fn below(
+        &mut self,
+        plan: &Plan<K>,
+        j: usize,
+        p: u64,
+        x: &Node<K>,
+        y: Side<'_, K>,
+        must_split: bool,
+        count: &mut BigUint,
+        figures: &mut PieceFigures,
+    ) -> Result<(), RunError> {
         if let Side::Done(fin) = y {
             if !must_split && (j == plan.m || x.len() <= plan.leaf_states) {
                 match self.leaf(plan, j, x, fin) {
@@ -1019,7 +1061,7 @@ impl<K: Key> Run<'_, K> {
                 .sweep
                 .children(x.src(), &plan.xsteps[j], None, 0, admits)
                 .map_err(|e| self.tree_stopped(e, j))?;
-            let mut ys = match y {
+            let ys = match y {
                 Side::Open(node) => {
                     self.progress_of(j + 1, node.len(), node.bytes(), "right half");
                     self.sweep
@@ -1033,17 +1075,34 @@ impl<K: Key> Run<'_, K> {
             };
             // a crossing state's square needs from the right what a right state's has: the
             // crossing's child of digit 2 - c meets the right's child of digit c
-            for (c, xc) in xs.into_iter().rev().enumerate() {
+            // the children wait for their turn on disk where they are large, as one at a time
+            let mut xs: Vec<Option<Node<K>>> = xs
+                .into_iter()
+                .rev()
+                .map(|n| self.maybe_spill(plan, n).map(Some))
+                .collect::<Result<_, _>>()?;
+            let mut ys: Vec<Option<Node<K>>> = ys
+                .into_iter()
+                .map(|n| n.map(|n| self.maybe_spill(plan, n)).transpose())
+                .collect::<Result<_, _>>()?;
+            for c in 0..xs.len() {
                 let q = p * 3 + c as u64;
-                match (ys.get_mut(c).and_then(Option::take), fin) {
+                let xc = xs[c].take().expect("each child once");
+                let yc = ys.get_mut(c).and_then(Option::take);
+                // the children still to walk wait in memory beside this one's walks
+                let rest: u64 = xs.iter().chain(&ys).flatten().map(Node::bytes).sum();
+                self.sweep.beside += rest;
+                let walked = match (yc, fin) {
                     (Some(yc), _) => {
-                        self.node(plan, j + 1, q, &xc, Side::Open(&yc), count, figures)?;
+                        self.node(plan, j + 1, q, &xc, Side::Open(&yc), count, figures)
                     }
                     (None, Some(f)) => {
-                        self.node(plan, j + 1, q, &xc, Side::Done(f), count, figures)?;
+                        self.node(plan, j + 1, q, &xc, Side::Done(f), count, figures)
                     }
                     (None, None) => unreachable!("a node's right side is open or indexed"),
-                }
+                };
+                self.sweep.beside -= rest;
+                walked?;
             }
             return Ok(());
         }
@@ -1115,6 +1174,19 @@ impl<K: Key> Run<'_, K> {
         let keep = |i: usize, k: K| fin.prefixes.admits(j + i, k);
         let end = self.walk_kept(x.src(), &plan.xsteps[j..], j, "crossing", &keep)?;
         self.progress(plan.m + 1, &end, "join");
+        if std::env::var_os("KNIGHTS_DEBUG_MEM").is_some() {
+            eprintln!(
+                "leaf j={j} x={} x.bytes={} end={} end.bytes={} disk={} beside={} index={} rss={}",
+                x.len(),
+                x.bytes(),
+                end.len(),
+                end.bytes(),
+                matches!(end, Node::Disk(_)),
+                self.sweep.beside,
+                fin.index.bytes(),
+                crate::engine::resident_bytes().unwrap_or(0)
+            );
+        }
         match join::join_src(
             end.src(),
             &plan.boundary,

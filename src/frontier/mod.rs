@@ -194,6 +194,28 @@ pub struct Reach {
 /// Bytes the join's index of the right half holds a state at its largest (see `right_index`).
 const INDEX_BYTES: u64 = 64;
 
+/// How many times longer a count takes whose tables pass the bound and go through disk (7x7
+/// open under 64M and 7x8 open under 256M took 1.7 to 1.8 times their time in memory).
+const DISK_SLOWDOWN: f64 = 2.0;
+
+/// What a count needs under its bound, projected (see `Run::disk_plan`).
+struct DiskPlan {
+    seconds: f64,
+    disk: f64,
+    free: Option<u64>,
+    dir: PathBuf,
+}
+
+/// A size as `--max-memory` takes it, rounded up to whole MiB (or GiB past 10 GiB).
+pub(crate) fn size_arg(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes > 10 << 30 {
+        format!("{}G", bytes.div_ceil(1 << 30))
+    } else {
+        format!("{}M", bytes.div_ceil(MIB).max(1))
+    }
+}
+
 /// The longest frontier count started without a checkpoint (unless `--force`): an hour.
 const UNSAVED_SECONDS: f64 = 3600.0;
 
@@ -407,6 +429,16 @@ fn run_method(
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
     let walk = Walk::new(req.board, req.piece);
+    let floor = sizes::min_bound(walk.key_bytes());
+    if limits.max_memory < floor {
+        return Err(Error::Invalid(format!(
+            "--max-memory {} is below what a frontier count of {} holds besides its tables (the program, its threads, the buffers of the files it reads and writes, the join's index): the smallest bound it takes is --max-memory {}, past which every count runs to its end, its tables through disk where they pass half the bound",
+            human_bytes(limits.max_memory),
+            req.board,
+            size_arg(floor)
+        ))
+        .into());
+    }
     let (stop, obs) = (host.stop(), host.observer());
     keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))
 }
@@ -686,7 +718,8 @@ impl<'a, K: Key> Run<'a, K> {
             sweep: Sweep {
                 closed,
                 limit: Bound {
-                    tables: sizes::table_bytes(limits.max_memory),
+                    tables: (limits.tree.tables)
+                        .unwrap_or_else(|| sizes::table_bytes(limits.max_memory)),
                     process: limits.max_memory,
                 },
                 scratch: Some(Scratch::new(scratch_dir(limits))),
@@ -755,6 +788,10 @@ impl<'a, K: Key> Run<'a, K> {
                 how: Some(why.to_string()),
                 peak: None,
             });
+        }
+        // the files a killed count left in the scratch folder go before this one makes its own
+        if let Some(s) = &self.sweep.scratch {
+            s.remove_stale();
         }
         let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
         self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
@@ -904,54 +941,90 @@ impl<'a, K: Key> Run<'a, K> {
         }
         self.probe = false;
         let r = self.estimate(&self.sizes);
-        if r.bytes > self.limits.max_memory as f64 || r.seconds > crate::dfs::REACH_SECONDS {
-            // what would make it start: a larger bound where the machine has the memory
-            let machine = crate::engine::total_memory().unwrap_or(u64::MAX) as f64;
-            let fits = if r.seconds > crate::dfs::REACH_SECONDS {
-                "more than 30 days on this machine: many more cores, or `knights estimate` for an estimate of the count in seconds".to_string()
-            } else if r.bytes <= machine {
-                format!(
-                    "--max-memory {} would let it start",
-                    human_bytes(r.bytes.ceil() as u64)
-                )
-            } else {
-                format!(
-                    "more memory than this machine has ({}): a machine with more, or `knights estimate`",
-                    human_bytes(machine as u64)
-                )
-            };
+        let plan = self.disk_plan(&r);
+        let threads = self.limits.threads.max(1);
+        let estimate = if self.req.board.squares() <= 64 {
+            ", or `knights estimate` for an estimate of the count in seconds"
+        } else {
+            ""
+        };
+        if plan.seconds > crate::dfs::REACH_SECONDS {
             return Err(Error::Refused(format!(
-                "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables and {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way; the memory bound is {}, set with --max-memory); what would make it fit: {}; --force starts it anyway (it stops before the process passes the bound)",
+                "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables, and the count at {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way); that is more than 30 days on this machine: it needs many more cores{estimate}; --force starts it anyway",
                 self.req.board,
                 r.states,
                 human_bytes(r.bytes as u64),
-                human_duration(r.seconds),
-                self.limits.threads.max(1),
-                plural(self.limits.threads.max(1) as u64),
-                human_bytes(self.limits.max_memory),
-                fits
+                human_duration(plan.seconds),
+                threads,
+                plural(threads as u64),
             ))
             .into());
         }
-        if r.seconds > UNSAVED_SECONDS && self.saver.path.is_none() {
+        if let Some(free) = plan.free.filter(|&f| (f as f64) < plan.disk) {
             return Err(Error::Refused(format!(
-                "counting these tours on {} would take about {} on {} thread{} and {} of memory (projected from the columns walked so far), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one); `knights estimate` gives an estimate of the count in seconds",
+                "counting these tours on {} needs about {} of disk for the tables that pass the memory bound ({} of tables projected, the bound {}) and about {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way), and the scratch folder '{}' has {} free: give a folder on a larger disk with --scratch DIR, or a larger --max-memory; --force starts it anyway",
                 self.req.board,
-                human_duration(r.seconds),
-                self.limits.threads.max(1),
-                plural(self.limits.threads.max(1) as u64),
-                human_bytes(r.bytes as u64)
+                human_bytes(plan.disk as u64),
+                human_bytes(r.bytes as u64),
+                human_bytes(self.limits.max_memory),
+                human_duration(plan.seconds),
+                threads,
+                plural(threads as u64),
+                plan.dir.display(),
+                human_bytes(free),
             ))
             .into());
         }
-        if r.seconds > 60.0 {
+        if plan.seconds > UNSAVED_SECONDS && self.saver.path.is_none() {
+            return Err(Error::Refused(format!(
+                "counting these tours on {} would take about {} on {} thread{} and {} of memory (projected from the columns walked so far), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one){estimate}",
+                self.req.board,
+                human_duration(plan.seconds),
+                threads,
+                plural(threads as u64),
+                human_bytes((r.bytes as u64).min(self.limits.max_memory))
+            ))
+            .into());
+        }
+        if plan.seconds > 60.0 {
+            let disk = if plan.disk > 0.0 {
+                format!(
+                    " and about {} of disk in '{}' for the tables past the bound ({} of tables projected; a bound of {} would keep them in memory)",
+                    human_bytes(plan.disk as u64),
+                    plan.dir.display(),
+                    human_bytes(r.bytes as u64),
+                    size_arg(r.bytes as u64 * 2),
+                )
+            } else {
+                String::new()
+            };
             self.obs.info(&format!(
-                "this count may take about {} and {} of memory (projected from the growth of the columns walked so far, which may err a few times either way; the count stops before the process passes --max-memory)",
-                human_duration(r.seconds),
-                human_bytes(r.bytes as u64)
+                "this count may take about {} and {} of memory{disk} (projected from the growth of the columns walked so far, which may err a few times either way)",
+                human_duration(plan.seconds),
+                human_bytes((r.bytes as u64).min(self.limits.max_memory)),
             ));
         }
         Ok(())
+    }
+
+    /// What a count of reach `r` needs under the bound: its time (longer where tables go to
+    /// disk), the disk for what passes the bound, and the scratch folder's free space.
+    fn disk_plan(&self, r: &Reach) -> DiskPlan {
+        let dir = scratch_dir(self.limits);
+        let spills = r.bytes > self.sweep.limit.tables as f64;
+        let entry = (self.walk.key_bytes() + 8) as f64;
+        DiskPlan {
+            seconds: if spills {
+                r.seconds * DISK_SLOWDOWN
+            } else {
+                r.seconds
+            },
+            // a layer read from disk, the next written as runs, and their sum: three of the
+            // largest layer at the most
+            disk: if spills { 3.0 * r.states * entry } else { 0.0 },
+            free: fs4::available_space(&dir).ok(),
+            dir,
+        }
     }
 
     fn progress(&self, done: usize, layer: &Node<K>, phase: &'static str) {
@@ -1040,18 +1113,12 @@ impl<'a, K: Key> Run<'a, K> {
             None => String::new(),
         };
         Error::Invalid(format!(
-            "the frontier count of {} needs more than {} of memory at layer {} of {}{piece} (the bound on the whole process is {}; raise it with --max-memory SIZE{}{})",
+            "the frontier count of {} needs more than {} of memory at layer {} of {}{piece} (the bound on the whole process is {}; raise it with --max-memory SIZE)",
             self.req.board,
             human_bytes(bytes),
             at + 1,
             self.total,
             human_bytes(self.limits.max_memory),
-            "",
-            if self.req.board.squares() <= 64 {
-                ", or count it with --engine dfs"
-            } else {
-                ""
-            }
         ))
         .into()
     }
@@ -1069,8 +1136,7 @@ impl<'a, K: Key> Run<'a, K> {
         let (layer, first) = match resume {
             Some(mut s) if s.phase == "sweep" => {
                 let done = s.done;
-                let current = s.take("current").ok_or_else(|| self.foreign_phase())?;
-                (Node::Mem(current), done)
+                (s.take("current").ok_or_else(|| self.foreign_phase())?, done)
             }
             Some(_) => return Err(self.foreign_phase()),
             None => (
@@ -1094,9 +1160,22 @@ impl<'a, K: Key> Run<'a, K> {
         }
     }
 
+    /// Where a table read back from a file goes past the tables' share of the bound.
+    fn spill_to(&self) -> Option<(&Scratch, u64)> {
+        self.sweep
+            .scratch
+            .as_ref()
+            .map(|s| (s, self.sweep.limit.tables))
+    }
+
     fn load_layers(&self) -> Result<Option<Snapshot<K>>, RunError> {
         match &self.saver.path {
-            Some(p) => Ok(snapshot::load::<K>(p, &self.name, self.walk.key_bytes())?),
+            Some(p) => Ok(snapshot::load_to::<K>(
+                p,
+                &self.name,
+                self.walk.key_bytes(),
+                self.spill_to(),
+            )?),
             None => Ok(None),
         }
     }

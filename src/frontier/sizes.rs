@@ -185,13 +185,22 @@ pub(crate) const COLUMN_TREE_STATES: u64 = 1 << 21;
 
 /// The bytes the tables of a count may hold under the memory bound `bound`: what the process
 /// holds besides them (its code, the threads' stacks and batches, the buffers of the files it
-/// reads, the join's index, the allocator's slack) is kept back, a quarter of the bound and at
-/// least 16 MiB. A table that would pass its share goes to disk (see `store.rs`).
+/// reads, the join's index, the allocator's slack) is kept back, half the bound and at least
+/// 24 MiB (7x7 open under 32M, its tables held to 16 MiB, was resident in 40 MiB). A table
+/// that would pass its share goes to disk (see `store.rs`).
 pub(crate) fn table_bytes(bound: u64) -> u64 {
     if bound == u64::MAX {
         return u64::MAX;
     }
-    bound.saturating_sub((bound / 4).max(16 << 20)).max(4 << 20)
+    bound.saturating_sub((bound / 2).max(24 << 20)).max(4 << 20)
+}
+
+/// The smallest memory bound a frontier count takes, for keys of `key_bytes` bytes (boards up
+/// to 7 wide for the knight take 8, wider ones 9 to 13): what the process holds besides its
+/// tables, and a few MiB of tables. Past it every count runs to its end, its tables through
+/// disk where they pass half the bound.
+pub(crate) fn min_bound(key_bytes: usize) -> u64 {
+    if key_bytes <= 8 { 32 << 20 } else { 64 << 20 }
 }
 
 #[cfg(test)]

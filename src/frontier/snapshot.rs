@@ -41,8 +41,10 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::state::Key;
-use super::store::Src;
-use super::table::{Batch, Bound, Builder, EMPTY, Layer, Limbs, Shape};
+use super::store::{Node, Scratch, Src};
+#[cfg(test)]
+use super::table::Layer;
+use super::table::{Batch, Bound, Builder, EMPTY, Limbs, Shape};
 use crate::store::{CheckpointError, replace_with};
 
 /// The first line, with the format's version.
@@ -55,13 +57,12 @@ pub(crate) struct RunName {
 }
 
 /// Where a count stood when it was saved.
-#[derive(Clone, Debug)]
 pub(crate) struct Snapshot<K: Key> {
     /// `sweep`, `forward`, `crossing` or `join`.
     pub(crate) phase: String,
     /// Steps of the phase done.
     pub(crate) done: usize,
-    pub(crate) tables: Vec<(String, Layer<K>)>,
+    pub(crate) tables: Vec<(String, Node<K>)>,
 }
 
 /// Bytes of states read at a time.
@@ -69,9 +70,18 @@ const CHUNK_BYTES: usize = 32 << 20;
 
 impl<K: Key> Snapshot<K> {
     /// Takes the table called `name` out.
-    pub(crate) fn take(&mut self, name: &str) -> Option<Layer<K>> {
+    pub(crate) fn take(&mut self, name: &str) -> Option<Node<K>> {
         let i = self.tables.iter().position(|t| t.0 == name)?;
         Some(self.tables.remove(i).1)
+    }
+
+    /// [`Snapshot::take`] of a table read into memory.
+    #[cfg(test)]
+    fn take_mem(&mut self, name: &str) -> Option<Layer<K>> {
+        match self.take(name)? {
+            Node::Mem(l) => Some(l),
+            Node::Disk(_) => panic!("a table read without a scratch folder is in memory"),
+        }
     }
 }
 
@@ -394,10 +404,22 @@ pub fn check_states(path: &Path, header: &Header) -> Result<(), CheckpointError>
 /// Reads the checkpoint at `path` of run `name`, whose keys are `shape_key` bytes: `None` when
 /// there is no file. The states are read a chunk at a time (see [`States`]) and put in their
 /// tables by every thread (a saved table of 200 million states is not held twice).
+#[cfg(test)]
 pub(crate) fn load<K: Key>(
     path: &Path,
     name: &RunName,
     shape_key: usize,
+) -> Result<Option<Snapshot<K>>, CheckpointError> {
+    load_to(path, name, shape_key, None)
+}
+
+/// [`load`], each table read into memory where it fits `spill`'s bytes, and to a file in its
+/// scratch folder past them (a count under a small bound resumes within it).
+pub(crate) fn load_to<K: Key>(
+    path: &Path,
+    name: &RunName,
+    shape_key: usize,
+    spill: Option<(&Scratch, u64)>,
 ) -> Result<Option<Snapshot<K>>, CheckpointError> {
     let Some(header) = read_header(path)? else {
         return Ok(None);
@@ -437,7 +459,16 @@ pub(crate) fn load<K: Key>(
     let mut states = States::open(path, &header, entry)?;
     let mut tables = Vec::new();
     for (tname, count) in header.tables() {
-        let builder = Builder::new(count as u64, shape, 0, Bound::new(u64::MAX), None);
+        let builder = match spill {
+            Some((scratch, room)) => {
+                let bound = Bound {
+                    tables: room,
+                    process: u64::MAX,
+                };
+                Builder::spilling(count as u64, shape, 0, bound, None, scratch.clone())
+            }
+            None => Builder::new(count as u64, shape, 0, Bound::new(u64::MAX), None),
+        };
         states.table(count, |chunk| {
             let per = (chunk.len() / entry / (rayon::current_num_threads() * 4)).max(1) * entry;
             chunk.par_chunks(per).for_each(|part| {
@@ -447,9 +478,14 @@ pub(crate) fn load<K: Key>(
                 }
             });
         })?;
-        let layer = builder
-            .finish()
-            .map_err(|_| damaged(path, "its counts do not fit their words"))?;
+        let layer = builder.finish_node().map_err(|e| match e {
+            super::table::Stopped::Disk => CheckpointError::Damaged {
+                path: path.into(),
+                why: super::store::last_error()
+                    .unwrap_or_else(|| "its tables could not be kept on disk".into()),
+            },
+            _ => damaged(path, "its counts do not fit their words"),
+        })?;
         if layer.len() != count as u64 {
             return Err(damaged(path, "a table holds a state twice"));
         }
@@ -495,7 +531,7 @@ mod tests {
         .unwrap();
         let mut back: Snapshot<u64> = load(&path, &name("5x5"), 8).unwrap().unwrap();
         assert_eq!((back.phase.as_str(), back.done), ("sweep", 5));
-        let t = back.take("current").unwrap();
+        let t = back.take_mem("current").unwrap();
         assert_eq!(t.len(), 1000);
         assert_eq!(
             t.get(700 << 8).unwrap().words().collect::<Vec<_>>(),
@@ -503,7 +539,7 @@ mod tests {
         );
         // a one-word table saved beside a two-word one is widened
         assert_eq!(
-            back.take("one")
+            back.take_mem("one")
                 .unwrap()
                 .get(3)
                 .unwrap()
@@ -605,7 +641,7 @@ mod tests {
         };
         assert_eq!((s.phase.as_str(), s.done), ("split", 5));
         for (n, want) in truth {
-            let t = s.take(n).expect("a table read back");
+            let t = s.take_mem(n).expect("a table read back");
             assert_eq!(&entries(&t), want, "table {n} read back with other states");
         }
     }

@@ -548,6 +548,10 @@ struct Spilling {
     failed: AtomicBool,
 }
 
+/// The smallest partition the process's resident size sends to disk (smaller ones grow: a
+/// bound the process's own memory nearly fills would otherwise write runs of a few states).
+const RESIDENT_SPILL: u64 = 256 << 10;
+
 /// Bytes of entries written to a partition's runs at a time.
 const RUN_WRITE: usize = 256 << 10;
 
@@ -707,9 +711,15 @@ impl<K: Key> Builder<K> {
             let size = part.bytes() * 2;
             if self.spill.is_some() {
                 // past the table's share, a partition with states goes to disk and is filled
-                // again in its own memory (an empty one grows: a batch larger than it)
+                // again in its own memory (an empty one grows: a batch larger than it). The
+                // process's resident size (the allocator's slack, what the count holds beside
+                // its tables) sends a partition of some size to disk too: where a table goes
+                // then depends on the moment, but never the count or whether it ends
                 let now = self.bytes.load(Ordering::Relaxed) + self.other;
-                if part.len > 0 && now + size / 2 > self.bound.tables {
+                let over = now + size / 2 > self.bound.tables
+                    || (part.bytes() >= RESIDENT_SPILL
+                        && !crate::engine::fits(self.bound.process, size));
+                if part.len > 0 && over {
                     if !self.spill_part(p, &mut part) {
                         return;
                     }

@@ -622,6 +622,7 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
     let tree = |depth: u32, leaf: u64| TreeSize {
         depth: Some(depth),
         leaf_states: Some(leaf),
+        tables: None,
     };
     let count = |b: Board, p: &Piece, sp: &CountSpec, m: Method, t: TreeSize| {
         let c = frontier::count_with(b, p, sp, m, t)
@@ -687,4 +688,82 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
         count(b, &knight, &from, Method::Auto, tree(3, 1)),
         count(b, &knight, &from, Method::Sweep, TreeSize::default())
     );
+}
+
+/// The frontier engine with its tables sent through disk (a share of memory of 64 KiB, so that
+/// every layer past a few thousand states is written out a partition at a time and combined
+/// back, every right side is cut down the digit tree, and every large node and crossing waits
+/// on disk) gives the count it gives in memory: on every board up to 40 squares, open and
+/// closed, by the automatic method and one sweep; from and to fixed squares; and other leapers.
+/// Most of the larger counts must have written to disk, or the test proves nothing.
+#[test]
+fn frontier_through_disk_equals_in_memory() {
+    use frontier::Method;
+    let disk = TreeSize {
+        tables: Some(64 << 10),
+        ..TreeSize::default()
+    };
+    let both = |b: Board, p: &Piece, sp: &CountSpec, m: Method| {
+        let mem = frontier::count_with(b, p, sp, m, TreeSize::default())
+            .unwrap_or_else(|e| panic!("{b} {p} {sp:?} {m:?}: {e}"));
+        let spilled = frontier::count_with(b, p, sp, m, disk)
+            .unwrap_or_else(|e| panic!("{b} {p} {sp:?} {m:?} through disk: {e}"));
+        assert_eq!(
+            (&spilled.directed, &spilled.undirected),
+            (&mem.directed, &mem.undirected),
+            "{b} {p} {sp:?} {m:?}: through disk vs in memory"
+        );
+        let wrote = spilled.peak.is_some_and(|p| p.disk_written > 0);
+        // a table past twice the share in memory must have gone through disk
+        let large = mem.peak.is_some_and(|p| p.bytes > 2 * (64 << 10));
+        (large, large && wrote)
+    };
+    let (mut large, mut wrote) = (0, 0);
+    let mut tally = |(l, w): (bool, bool)| {
+        large += usize::from(l);
+        wrote += usize::from(w);
+    };
+    let k = Piece::knight();
+    for b in boards_rows_le_cols(40) {
+        for closed in [false, true] {
+            tally(both(b, &k, &spec(closed), Method::Auto));
+            tally(both(b, &k, &spec(closed), Method::Sweep));
+        }
+    }
+    // fixed ends: one sweep, every layer through disk
+    for (b, from, to) in [
+        (board(5, 6), 0, None),
+        (board(6, 6), 7, Some(35)),
+        (board(5, 8), 3, Some(20)),
+    ] {
+        for closed in [false, true] {
+            let sp = CountSpec {
+                from: Some(b.square(from)),
+                to: to.map(|t| b.square(t)),
+                ..spec(closed)
+            };
+            tally(both(b, &k, &sp, Method::Auto));
+        }
+    }
+    for (name, max) in [
+        ("camel", 24),
+        ("zebra", 24),
+        ("giraffe", 24),
+        ("3,0+2,2", 24),
+    ] {
+        let p: Piece = name.parse().unwrap();
+        for b in boards_rows_le_cols(max) {
+            if frontier::supports(b, &p, &spec(false)).is_err() {
+                continue;
+            }
+            for closed in [false, true] {
+                tally(both(b, &p, &spec(closed), Method::Auto));
+            }
+        }
+    }
+    assert!(
+        large >= 20,
+        "only {large} counts large enough to go to disk"
+    );
+    assert_eq!(wrote, large, "some large counts never wrote to disk");
 }
