@@ -65,9 +65,7 @@ impl Allocator {
         // Relaxed: the flag only saves repeating a system call that is idempotent
         if size >= LARGE && !HUGE.load(Ordering::Relaxed) {
             HUGE.store(true, Ordering::Relaxed);
-            if std::env::var_os("KNIGHTS_X_NOHUGE").is_none() {
-                knights::engine::set_huge_pages(true);
-            }
+            knights::engine::set_huge_pages(true);
             let reserve = ARENA_DEFAULT.load(Ordering::Relaxed);
             if let Ok(reserve @ 1..) = c_long::try_from(reserve) {
                 // SAFETY: sets a documented option to the value it had; mimalloc reads it when it

@@ -21,9 +21,7 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
-    if std::env::var_os("KNIGHTS_X_NOKEEP").is_none() {
-        allocator::keep_freed_memory();
-    }
+    allocator::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

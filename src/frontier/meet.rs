@@ -464,15 +464,6 @@ impl<K: Key> Run<'_, K> {
             done += w;
             self.saver.saved = false;
             self.check_reach(done - 1, &layer, done == end)?;
-            if std::env::var_os("KNIGHTS_DEBUG_MEM").is_some() {
-                eprintln!(
-                    "column {done} layer={} bytes={} peak={} rss={}",
-                    layer.len(),
-                    layer.bytes(),
-                    self.sweep.peak_bytes,
-                    crate::engine::resident_bytes().unwrap_or(0)
-                );
-            }
             // the last column's table where it waits on disk: moved to its half below, not
             // copied (a copy at the walk's largest table held it twice: 8x10 closed 2.9 GiB
             // more); a smaller one is copied, which packs it (7x8 closed peaked at 267 MiB
@@ -873,14 +864,6 @@ impl<K: Key> Run<'_, K> {
             + roots.left.bytes()
             + roots.right.bytes();
         self.sweep.beside = held;
-        if std::env::var_os("KNIGHTS_DEBUG_MEM").is_some() {
-            eprintln!(
-                "piece {p} held={held} roots={} {} rss={}",
-                roots.left.bytes(),
-                roots.right.bytes(),
-                crate::engine::resident_bytes().unwrap_or(0)
-            );
-        }
         let counted = self.node(plan, d, p, x, Side::Open(y), &mut count, figures);
         self.sweep.beside = 0;
         counted?;
@@ -1174,19 +1157,6 @@ impl<K: Key> Run<'_, K> {
         let keep = |i: usize, k: K| fin.prefixes.admits(j + i, k);
         let end = self.walk_kept(x.src(), &plan.xsteps[j..], j, "crossing", &keep)?;
         self.progress(plan.m + 1, &end, "join");
-        if std::env::var_os("KNIGHTS_DEBUG_MEM").is_some() {
-            eprintln!(
-                "leaf j={j} x={} x.bytes={} end={} end.bytes={} disk={} beside={} index={} rss={}",
-                x.len(),
-                x.bytes(),
-                end.len(),
-                end.bytes(),
-                matches!(end, Node::Disk(_)),
-                self.sweep.beside,
-                fin.index.bytes(),
-                crate::engine::resident_bytes().unwrap_or(0)
-            );
-        }
         match join::join_src(
             end.src(),
             &plan.boundary,
