@@ -6,10 +6,13 @@
 //! by `scripts/measure-bounds.sh`; `default`, the machine's three quarters, is drawn at 18 GiB),
 //! the counts measured before the colour rule of the path's ends in thin dashed lines and those
 //! measured with it in full ones (closed counts have no ends: theirs are the earlier figures,
-//! full).
-//! The figures are whole commands measured with the system's `time` (`results/eight.md` has the
-//! commands).
-//! `cargo run --release --example plot_eight [bounds]`.
+//! full). Given `disk`, `results/disk.svg` from `results/disk.csv`: wall time and peak resident
+//! memory of the counts whose tables go to disk past half the bound, against `--max-memory`, for
+//! the build of the file's last line (the rows of other builds, the build before the tables
+//! went to disk among them, are left out).
+//! The figures are whole commands measured with the system's `time` (`results/eight.md` and
+//! `results/disk.md` have the commands).
+//! `cargo run --release --example plot_eight [bounds|disk]`.
 
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -31,6 +34,12 @@ struct Drawn {
 }
 
 fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
+    // a file with a build column: the rows of its last line's build
+    let build = text.lines().next().and_then(|h| {
+        let at = h.split(',').position(|c| c == "build")?;
+        let last = text.lines().rev().find(|l| !l.trim().is_empty())?;
+        Some((at, last.split(',').nth(at)?.to_string()))
+    });
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().ok_or("empty csv")?.split(',').collect();
     let col = |n: &str| {
@@ -43,6 +52,12 @@ fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
     let mut series = Series::new();
     for line in lines.filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').collect();
+        if build
+            .as_ref()
+            .is_some_and(|(at, b)| f.get(*at).copied() != Some(b.as_str()))
+        {
+            continue;
+        }
         let p = if f[pieces_at] == "default" {
             Ok(DEFAULT_MIB)
         } else {
@@ -146,17 +161,30 @@ fn panel(
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let bounds = match std::env::args().nth(1).as_deref() {
-        None => false,
-        Some("bounds") => true,
+    let which = std::env::args().nth(1);
+    let (bounds, disk) = match which.as_deref() {
+        None => (false, false),
+        Some("bounds") => (true, false),
+        Some("disk") => (true, true),
         Some(other) => {
             eprintln!(
-                "plot_eight: unknown plot {other:?}: none (results/eight.svg) or bounds (results/bounds.svg)"
+                "plot_eight: unknown plot {other:?}: none (results/eight.svg), bounds (results/bounds.svg) or disk (results/disk.svg)"
             );
             std::process::exit(2);
         }
     };
-    let (name, axis, memory, time) = if bounds {
+    let (name, axis, memory, time) = if disk {
+        (
+            "disk",
+            Axis {
+                desc: "--max-memory (MiB; default drawn at 18 GiB)",
+                from: 20.0,
+                to: 30000.0,
+            },
+            ("peak_mib", "peak resident memory", "MiB"),
+            ("wall_s", "wall time, 2 threads", "seconds"),
+        )
+    } else if bounds {
         (
             "bounds",
             Axis {
@@ -181,7 +209,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     // the earlier figures first, then those of the build now (the colour rule's)
     let mut files = vec![(name.to_string(), true)];
-    if bounds {
+    if bounds && !disk {
         files.push(("bounds-colours".to_string(), false));
     } else {
         files[0].1 = false;

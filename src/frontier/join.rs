@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::state::{Key, TERM, byte_table, has, need};
-use super::store::{Src, entries};
+use super::store::{Spill, Src, entries};
 use super::table::{Batch, Bound, Builder, Layer, big, big_words};
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
@@ -172,6 +172,55 @@ impl RightIndex {
         });
         // one-word counts are in the rows: the table is let go before the index is made
         let right = (limbs > 1).then_some(right);
+        RightIndex::of_rows(rows, limbs, |r| match &right {
+            None => vec![r.first],
+            Some(right) => {
+                let (_, c) = right.at((r.place >> 32) as usize, (r.place & 0xFFFF_FFFF) as usize);
+                c.words().collect()
+            }
+        })
+    }
+
+    /// [`RightIndex::new`] of a table in a file, its rows read from it a chunk at a time (no
+    /// table of it is made: the file's states are distinct, and a table beside the rows was the
+    /// largest moment of 8x8 closed under 256M); `None` where the file cannot be read back whole.
+    pub(crate) fn from_file<K: Key>(right: &Spill<K>, slots: &Boundary) -> Option<RightIndex> {
+        let limbs = right.shape.limbs;
+        let mut rows = Vec::with_capacity(right.len as usize);
+        let mut wide: Vec<u64> = Vec::new();
+        right
+            .chunks(|bytes| {
+                for (k, c) in entries::<K>(bytes, right.shape) {
+                    let (mates, term) = slots.links(k);
+                    rows.push(Row {
+                        group: group(slots.offers(k), term.count_ones()),
+                        mates,
+                        term,
+                        first: c.get(0),
+                        place: rows.len() as u64,
+                    });
+                    if limbs > 1 {
+                        wide.extend(c.words());
+                    }
+                }
+            })
+            .ok()?;
+        Some(RightIndex::of_rows(rows, limbs, |r| {
+            if limbs == 1 {
+                vec![r.first]
+            } else {
+                let at = r.place as usize * limbs;
+                wide[at..at + limbs].to_vec()
+            }
+        }))
+    }
+
+    /// The index of `rows`, sorted by group here, whose counts of `limbs` words `count` gives.
+    fn of_rows(
+        mut rows: Vec<Row>,
+        limbs: usize,
+        count: impl Fn(&Row) -> Vec<u64> + Sync,
+    ) -> RightIndex {
         rows.par_sort_unstable_by_key(|r| r.group);
         let mut classes = FxHashMap::default();
         let mut start = 0;
@@ -188,16 +237,10 @@ impl RightIndex {
                 term: r.term,
             })
             .collect();
-        let counts = match &right {
-            None => rows.par_iter().map(|r| r.first).collect(),
-            Some(right) => rows
-                .par_iter()
-                .flat_map_iter(|r| {
-                    let (_, c) =
-                        right.at((r.place >> 32) as usize, (r.place & 0xFFFF_FFFF) as usize);
-                    c.words()
-                })
-                .collect(),
+        let counts = if limbs == 1 {
+            rows.par_iter().map(|r| r.first).collect()
+        } else {
+            rows.par_iter().flat_map_iter(&count).collect()
         };
         RightIndex {
             classes,

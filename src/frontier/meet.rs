@@ -1131,15 +1131,11 @@ impl<K: Key> Run<'_, K> {
     ) -> Result<Indexed, RunError> {
         let may_cut = j < plan.w && self.walk.column_free();
         let end = self.walk_all(node.src(), &plan.ysteps[j..], j, "right half")?;
-        let end = match end {
-            Node::Mem(l) => l,
-            // a side that went to disk on its way is larger than memory allows for an index:
-            // cut again where it can be (at the column's end it cannot: read back whole)
-            Node::Disk(s) if may_cut => {
-                return Err(self.memory_error(s.file_bytes(), self.total.saturating_sub(1)));
-            }
-            Node::Disk(s) => s.load()?,
-        };
+        // a side that went to disk on its way is larger than memory allows for an index: cut
+        // again where it can be (at the column's end it cannot: indexed from its file)
+        if let (Node::Disk(s), true) = (&end, may_cut) {
+            return Err(self.memory_error(s.file_bytes(), self.total.saturating_sub(1)));
+        }
         let index = self.right_index(end, plan.cut, may_cut)?;
         let prefixes = Prefixes::new(&index, plan.m);
         Ok(Indexed { index, prefixes })

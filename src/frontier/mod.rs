@@ -195,8 +195,8 @@ pub struct Reach {
 const INDEX_BYTES: u64 = 64;
 
 /// How many times longer a count takes whose tables pass the bound and go through disk (7x7
-/// open under 64M and 7x8 open under 256M took 1.7 to 1.8 times their time in memory).
-const DISK_SLOWDOWN: f64 = 2.0;
+/// open under 128M and 8x8 closed under 256M took 1.3 and 1.4 times their time in memory).
+const DISK_SLOWDOWN: f64 = 1.5;
 
 /// What a count needs under its bound, projected (see `Run::disk_plan`).
 struct DiskPlan {
@@ -429,7 +429,7 @@ fn run_method(
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
     let walk = Walk::new(req.board, req.piece);
-    let floor = sizes::min_bound(walk.key_bytes());
+    let floor = sizes::min_bound(walk.window(), walk.key_bytes());
     if limits.max_memory < floor {
         return Err(Error::Invalid(format!(
             "--max-memory {} is below what a frontier count of {} holds besides its tables (the program, its threads, the buffers of the files it reads and writes, the join's index): the smallest bound it takes is --max-memory {}, past which every count runs to its end, its tables through disk where they pass half the bound",
@@ -706,6 +706,7 @@ impl<'a, K: Key> Run<'a, K> {
         };
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
+        let key_bytes = walk.key_bytes();
         Ok(Run {
             req,
             limits,
@@ -719,7 +720,7 @@ impl<'a, K: Key> Run<'a, K> {
                 closed,
                 limit: Bound {
                     tables: (limits.tree.tables)
-                        .unwrap_or_else(|| sizes::table_bytes(limits.max_memory)),
+                        .unwrap_or_else(|| sizes::tables_for(limits.max_memory, key_bytes)),
                     process: limits.max_memory,
                 },
                 scratch: Some(Scratch::new(scratch_dir(limits))),
@@ -1213,15 +1214,11 @@ impl<'a, K: Key> Run<'a, K> {
     /// read from the right state's slot for it (the right half numbers a column's squares from
     /// its last, and its columns from the cut: crossing slot `(h-1-q)*w + r` is its slot
     /// `q*w + r`).
-    fn right_index(
-        &self,
-        right: Layer<K>,
-        cut: Cut,
-        may_cut: bool,
-    ) -> Result<RightIndex, RunError> {
+    fn right_index(&self, right: Node<K>, cut: Cut, may_cut: bool) -> Result<RightIndex, RunError> {
         // the index holds a row of 40 bytes a state while it is sorted, then 24 a state, beside
         // the table it is made from: checked against the tables' share of the bound, where the
-        // tree can cut the side again (at the column's end it cannot, and it is made anyway)
+        // tree can cut the side again (at the column's end it cannot, and it is made anyway,
+        // from the file where the side went to disk)
         let need = right.bytes() + INDEX_BYTES * right.len();
         let room = self.sweep.limit.tables.saturating_sub(self.sweep.beside);
         if may_cut && need > room {
@@ -1237,7 +1234,11 @@ impl<'a, K: Key> Run<'a, K> {
                 })
                 .collect(),
         };
-        Ok(RightIndex::new(right, &slots))
+        match right {
+            Node::Mem(l) => Ok(RightIndex::new(l, &slots)),
+            Node::Disk(s) => RightIndex::from_file(&s, &slots)
+                .ok_or_else(|| self.tree_stopped(Stopped::Disk, self.total.saturating_sub(1))),
+        }
     }
 
     fn foreign_phase(&self) -> RunError {

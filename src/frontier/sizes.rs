@@ -36,7 +36,9 @@ pub(crate) fn reads(w: u32, x: u64, y: u64, per: Option<f64>) -> f64 {
 /// The states of a leaf of the digit tree under `limits`, for tables of `entry` bytes a state:
 /// the size the limits set (`TreeSize`), else, since a leaf's walk holds some hundreds of times
 /// its states' table at its largest (see [`leaf_growth`]), leaves small enough for that under
-/// the memory bound, and no larger than [`LEAF_STATES`].
+/// the memory bound, and no larger than [`LEAF_STATES`]. (Sized from the tables' share of the
+/// bound instead, half as large, 7x7 open took 24.4 s under 128M against 20.6, and 36 s under
+/// 32M against 29: more leaves cost more than the walks through disk they save.)
 pub(crate) fn leaf_states(limits: &crate::engine::Limits, entry: u64) -> u64 {
     limits
         .tree
@@ -128,15 +130,17 @@ pub(crate) fn above_parts(x: u64, y: u64, depth: usize, state: f64, spill: f64) 
 const ABOVE_KEPT: f64 = 0.9;
 
 /// The bytes past which a node waits on disk while its children are made, under the memory
-/// bound `bound`: a 16th of it, at least 1 MiB.
+/// bound `bound`: a 16th of the tables' share of it (see [`table_bytes`]), at least 1 MiB.
 pub(crate) fn spill_bytes(bound: u64) -> u64 {
-    (bound / 16).max(1 << 20)
+    (table_bytes(bound) / 16).max(1 << 20)
 }
 
 /// Whether a root table of `bytes` waits on disk under the memory bound `bound`: the roots are
-/// read again for every piece, and one past an eighth of the bound is kept in a file.
+/// read again for every piece, and one past an eighth of the tables' share is kept in a file
+/// (an eighth of the whole bound, the two roots and the nodes above a piece left the walks
+/// below them no room: 7x7 open under 64M was resident in 71 MiB).
 pub(crate) fn root_on_disk(bytes: f64, bound: u64) -> bool {
-    bytes > (bound / 8) as f64
+    bytes > (table_bytes(bound) / 8) as f64
 }
 
 /// The depth of the pieces for shared tables of `states` states on a board `w` wide cut for
@@ -186,21 +190,42 @@ pub(crate) const COLUMN_TREE_STATES: u64 = 1 << 21;
 /// The bytes the tables of a count may hold under the memory bound `bound`: what the process
 /// holds besides them (its code, the threads' stacks and batches, the buffers of the files it
 /// reads, the join's index, the allocator's slack) is kept back, half the bound and at least
-/// 24 MiB (7x7 open under 32M, its tables held to 16 MiB, was resident in 40 MiB). A table
-/// that would pass its share goes to disk (see `store.rs`).
+/// 26 MiB (7x7 open under 32M was resident in 40 MiB with its tables held to 16 MiB, and in 36
+/// with 8). A table that would pass its share goes to disk (see `store.rs`).
 pub(crate) fn table_bytes(bound: u64) -> u64 {
     if bound == u64::MAX {
         return u64::MAX;
     }
-    bound.saturating_sub((bound / 2).max(24 << 20)).max(4 << 20)
+    bound.saturating_sub((bound / 2).max(26 << 20)).max(4 << 20)
 }
 
-/// The smallest memory bound a frontier count takes, for keys of `key_bytes` bytes (boards up
-/// to 7 wide for the knight take 8, wider ones 9 to 13): what the process holds besides its
-/// tables, and a few MiB of tables. Past it every count runs to its end, its tables through
-/// disk where they pass half the bound.
-pub(crate) fn min_bound(key_bytes: usize) -> u64 {
-    if key_bytes <= 8 { 32 << 20 } else { 64 << 20 }
+/// [`table_bytes`] for keys of `key_bytes` bytes: keys of two words (boards 8 wide for the
+/// knight) keep 64 MiB more back, for what such a count holds beside its tables whatever the
+/// bound (8x8 closed: 140 to 175 MiB, its index and the join's tables among it; under 256M
+/// with 128 MiB of tables it was resident in 265 MiB).
+pub(crate) fn tables_for(bound: u64, key_bytes: usize) -> u64 {
+    let t = table_bytes(bound);
+    if key_bytes > 8 && t != u64::MAX {
+        t.saturating_sub(64 << 20).max(16 << 20)
+    } else {
+        t
+    }
+}
+
+/// The smallest memory bound a frontier count takes, for a window of `window` squares in keys
+/// of `key_bytes` bytes: what the process holds besides its tables, and a few MiB of tables.
+/// Past it every count runs to its end, its tables through disk where they pass half the
+/// bound. For the knight: 32M up to 6 wide (5x12 open under 32M was resident in 30 MiB, 6x8
+/// open in 29), 40M 7 wide (7x7 open under 32M: 35 MiB), 192M wider (keys of two words; see
+/// [`tables_for`]).
+pub(crate) fn min_bound(window: u32, key_bytes: usize) -> u64 {
+    if key_bytes > 8 {
+        192 << 20
+    } else if window > 14 {
+        40 << 20
+    } else {
+        32 << 20
+    }
 }
 
 #[cfg(test)]

@@ -23,13 +23,15 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use super::state::Key;
-use super::table::{Batch, Bound, Builder, Layer, Limbs, Shape};
+#[cfg(test)]
+use super::table::{Batch, Bound, Builder};
+use super::table::{Layer, Limbs, Shape};
 use crate::engine::RunError;
 use crate::error::Error;
 
-/// Bytes read from a file at a time, at most. Small next to what a bound holds back for the
-/// allocations between its checks (a 32 MiB buffer took `knights count 5x10 --max-memory 40M`
-/// to 53 MiB).
+/// Bytes read from a file at a time, at most. Small next to what a bound holds back beside the
+/// tables (a 32 MiB buffer took `knights count 5x10 --max-memory 40M` to 53 MiB, and 4 MiB
+/// buffers, with the join's table of a chunk, were a sixth of 7x7 open's 36 MiB under 32M).
 pub(crate) const CHUNK_BYTES: usize = 4 << 20;
 
 /// A layer of states: a table in memory, or a file beside the count.
@@ -333,6 +335,7 @@ impl<K: Key> Spill<K> {
     }
 
     /// Its states read back into a table in memory.
+    #[cfg(test)]
     pub(crate) fn load(&self) -> Result<Layer<K>, RunError> {
         let builder = Builder::new(self.len, self.shape, 0, Bound::new(u64::MAX), None);
         self.chunks(|bytes| {

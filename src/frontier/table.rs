@@ -552,6 +552,11 @@ struct Spilling {
 /// bound the process's own memory nearly fills would otherwise write runs of a few states).
 const RESIDENT_SPILL: u64 = 256 << 10;
 
+/// The smallest partition that goes to disk (or a 64th of the table's share, where that is
+/// less): a smaller one grows past the share instead (a run of a few states costs a file's
+/// opening, writing and closing).
+const MIN_RUN: u64 = 16 << 10;
+
 /// Bytes of entries written to a partition's runs at a time.
 const RUN_WRITE: usize = 256 << 10;
 
@@ -719,7 +724,8 @@ impl<K: Key> Builder<K> {
                 let over = now + size / 2 > self.bound.tables
                     || (part.bytes() >= RESIDENT_SPILL
                         && !crate::engine::fits(self.bound.process, size));
-                if part.len > 0 && over {
+                let least = MIN_RUN.min(self.bound.tables / 64);
+                if part.len > 0 && part.bytes() >= least && over {
                     if !self.spill_part(p, &mut part) {
                         return;
                     }
