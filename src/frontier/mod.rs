@@ -706,7 +706,7 @@ impl<'a, K: Key> Run<'a, K> {
         };
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
-        let key_bytes = walk.key_bytes();
+        let (window, key_bytes) = (walk.window(), walk.key_bytes());
         Ok(Run {
             req,
             limits,
@@ -720,7 +720,7 @@ impl<'a, K: Key> Run<'a, K> {
                 closed,
                 limit: Bound {
                     tables: (limits.tree.tables)
-                        .unwrap_or_else(|| sizes::tables_for(limits.max_memory, key_bytes)),
+                        .unwrap_or_else(|| sizes::tables_for(limits.max_memory, window, key_bytes)),
                     process: limits.max_memory,
                 },
                 scratch: Some(Scratch::new(scratch_dir(limits))),

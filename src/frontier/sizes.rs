@@ -199,14 +199,20 @@ pub(crate) fn table_bytes(bound: u64) -> u64 {
     bound.saturating_sub((bound / 2).max(26 << 20)).max(4 << 20)
 }
 
-/// [`table_bytes`] for keys of `key_bytes` bytes: keys of two words (boards 8 wide for the
-/// knight) keep 64 MiB more back, for what such a count holds beside its tables whatever the
-/// bound (8x8 closed: 140 to 175 MiB, its index and the join's tables among it; under 256M
-/// with 128 MiB of tables it was resident in 265 MiB).
-pub(crate) fn tables_for(bound: u64, key_bytes: usize) -> u64 {
+/// [`table_bytes`] for a window of `window` squares in keys of `key_bytes` bytes: wider
+/// windows keep more back, for what such a count holds beside its tables whatever the bound.
+/// Keys of two words (boards 8 wide for the knight) 64 MiB more (8x8 closed: 140 to 175 MiB,
+/// its index and the join's tables among it; under 256M with 128 MiB of tables it was resident
+/// in 265 MiB); windows of 15 and 16 squares (7 wide) at least 32 MiB (7x7 open held about 30
+/// MiB beside its tables: under 40M with 14 MiB of them it was resident in 44 MiB).
+pub(crate) fn tables_for(bound: u64, window: u32, key_bytes: usize) -> u64 {
     let t = table_bytes(bound);
-    if key_bytes > 8 && t != u64::MAX {
+    if t == u64::MAX {
+        t
+    } else if key_bytes > 8 {
         t.saturating_sub(64 << 20).max(16 << 20)
+    } else if window > 14 {
+        t.min(bound.saturating_sub(32 << 20)).max(4 << 20)
     } else {
         t
     }
