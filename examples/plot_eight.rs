@@ -7,9 +7,9 @@
 //! the counts measured before the colour rule of the path's ends in thin dashed lines and those
 //! measured with it in full ones (closed counts have no ends: theirs are the earlier figures,
 //! full). Given `disk`, `results/disk.svg` from `results/disk.csv`: wall time and peak resident
-//! memory of the counts whose tables go to disk past half the bound, against `--max-memory`, for
-//! the build of the file's last line (the rows of other builds, the build before the tables
-//! went to disk among them, are left out).
+//! memory of the counts whose tables go to disk past half the bound, against `--max-memory` (the
+//! rows of the build before the tables went to disk left out; of two runs at one point, the
+//! later).
 //! The figures are whole commands measured with the system's `time` (`results/eight.md` and
 //! `results/disk.md` have the commands).
 //! `cargo run --release --example plot_eight [bounds|disk]`.
@@ -34,12 +34,12 @@ struct Drawn {
 }
 
 fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
-    // a file with a build column: the rows of its last line's build
-    let build = text.lines().next().and_then(|h| {
-        let at = h.split(',').position(|c| c == "build")?;
-        let last = text.lines().rev().find(|l| !l.trim().is_empty())?;
-        Some((at, last.split(',').nth(at)?.to_string()))
-    });
+    // a file with a disk column: the rows of builds that send tables to disk (the build
+    // before wrote none), the last of each count and bound
+    let disk = text
+        .lines()
+        .next()
+        .and_then(|h| h.split(',').position(|c| c == "disk_mib"));
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().ok_or("empty csv")?.split(',').collect();
     let col = |n: &str| {
@@ -52,10 +52,7 @@ fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
     let mut series = Series::new();
     for line in lines.filter(|l| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').collect();
-        if build
-            .as_ref()
-            .is_some_and(|(at, b)| f.get(*at).copied() != Some(b.as_str()))
-        {
+        if disk.is_some_and(|at| f.get(at).is_none_or(|d| d.is_empty())) {
             continue;
         }
         let p = if f[pieces_at] == "default" {
@@ -72,7 +69,11 @@ fn read(text: &str, x: &str, name: &str) -> Result<Series, Box<dyn Error>> {
             .push((p, v));
     }
     for pts in series.values_mut() {
+        // (a stable sort: of two runs at one point, the later is kept)
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts.reverse();
+        pts.dedup_by(|a, b| a.0 == b.0);
+        pts.reverse();
     }
     Ok(series)
 }
