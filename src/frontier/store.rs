@@ -310,28 +310,10 @@ impl<K: Key> Spill<K> {
 
     /// Calls `f` on its states a chunk at a time: the raw entries of each chunk. The file's
     /// checksum is checked at its end: Err where it fails (or the file cannot be read).
-    pub(crate) fn chunks(&self, mut f: impl FnMut(&[u8])) -> Result<(), RunError> {
-        let io = |e: std::io::Error| -> RunError {
-            Error::Invalid(failed("read", &self.path, &e)).into()
-        };
-        let mut file = File::open(&self.path).map_err(io)?;
+    pub(crate) fn chunks(&self, f: impl FnMut(&[u8])) -> Result<(), RunError> {
         let stride = self.shape.stride();
-        let mut left = self.len as usize * stride;
-        let mut buf = vec![0u8; left.min((CHUNK_BYTES / stride).max(1) * stride)];
-        let mut crc = crc32fast::Hasher::new();
-        while left > 0 {
-            let n = left.min(buf.len());
-            file.read_exact(&mut buf[..n]).map_err(io)?;
-            crc.update(&buf[..n]);
-            f(&buf[..n]);
-            left -= n;
-        }
-        if crc.finalize() != self.crc {
-            return Err(io(std::io::Error::other(
-                "its checksum fails: the file was changed or damaged, and the count stops rather than add what it read",
-            )));
-        }
-        Ok(())
+        read_checked(&self.path, self.len * stride as u64, stride, self.crc, f)
+            .map_err(|m| Error::Invalid(m).into())
     }
 
     /// Its states read back into a table in memory.
@@ -473,25 +455,14 @@ impl Runs {
 
     /// Calls `f` on its bytes a chunk of whole entries of `stride` bytes at a time; Err where
     /// the file cannot be read or its checksum fails.
-    pub(crate) fn chunks(&self, stride: usize, mut f: impl FnMut(&[u8])) -> Result<(), String> {
-        let io = |e: std::io::Error| failed("read", &self.path, &e);
-        let mut file = File::open(&self.path).map_err(io)?;
-        let mut left = self.bytes as usize;
-        let mut buf = vec![0u8; left.min((CHUNK_BYTES / stride).max(1) * stride)];
-        let mut crc = crc32fast::Hasher::new();
-        while left > 0 {
-            let n = left.min(buf.len());
-            file.read_exact(&mut buf[..n]).map_err(io)?;
-            crc.update(&buf[..n]);
-            f(&buf[..n]);
-            left -= n;
-        }
-        if crc.finalize() != self.crc.clone().finalize() {
-            return Err(io(std::io::Error::other(
-                "its checksum fails: the file was changed or damaged, and the count stops rather than add what it read",
-            )));
-        }
-        Ok(())
+    pub(crate) fn chunks(&self, stride: usize, f: impl FnMut(&[u8])) -> Result<(), String> {
+        read_checked(
+            &self.path,
+            self.bytes,
+            stride,
+            self.crc.clone().finalize(),
+            f,
+        )
     }
 }
 
@@ -501,6 +472,36 @@ impl Drop for Runs {
             disk_shrank(self.bytes);
         }
     }
+}
+
+/// Reads the `bytes` bytes of the file at `path` a chunk of whole entries of `stride` bytes at a
+/// time into `f`, and checks them against the CRC32 `crc` at the end: Err (the message, kept
+/// for the count's stop) where the file cannot be read or the checksum fails.
+fn read_checked(
+    path: &Path,
+    bytes: u64,
+    stride: usize,
+    crc: u32,
+    mut f: impl FnMut(&[u8]),
+) -> Result<(), String> {
+    let io = |e: std::io::Error| failed("read", path, &e);
+    let mut file = File::open(path).map_err(io)?;
+    let mut left = bytes as usize;
+    let mut buf = vec![0u8; left.min((CHUNK_BYTES / stride).max(1) * stride)];
+    let mut sum = crc32fast::Hasher::new();
+    while left > 0 {
+        let n = left.min(buf.len());
+        file.read_exact(&mut buf[..n]).map_err(io)?;
+        sum.update(&buf[..n]);
+        f(&buf[..n]);
+        left -= n;
+    }
+    if sum.finalize() != crc {
+        return Err(io(std::io::Error::other(
+            "its checksum fails: the file was changed or damaged, and the count stops rather than add what it read",
+        )));
+    }
+    Ok(())
 }
 
 /// The raw entries of a file's chunk as states and counts.
