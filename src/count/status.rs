@@ -536,8 +536,9 @@ mod tests {
     /// byte among the states, which the resume then refused).
     #[test]
     fn damaged_saved_states_are_found_by_status() {
+        use crate::frontier::entry::Shape;
         use crate::frontier::snapshot::{RunName, save};
-        use crate::frontier::table::{Layer, Shape};
+        use crate::frontier::table::Layer;
         let dir = tempfile::tempdir().unwrap();
         let ckpt = dir.path().join("run.ckpt");
         let layers = beside(&ckpt, ".layers");
@@ -554,7 +555,7 @@ mod tests {
             "sweep",
             9,
             (9, 36),
-            &[("current", crate::frontier::store::Src::Mem(&t))],
+            &[("current", crate::frontier::table::Src::Mem(&t))],
         )
         .unwrap();
         assert!(status(&ckpt).unwrap().stage.is_some());

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::state::{Key, TERM, byte_table, has, need};
-use super::store::{Spill, Src, entries};
-use super::table::{Batch, Bound, Builder, Layer, big, big_words};
+use super::store::{Spill, entries};
+use super::table::{Batch, Bound, Builder, Layer, Src, big, big_words};
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
 pub(crate) const MAX_BOUNDARY: u32 = 16;

@@ -62,8 +62,8 @@ use super::sizes::{
 };
 use super::snapshot;
 use super::state::{Key, Perm};
-use super::store::{Node, Scratch, Spill, Src};
-use super::table::{Batch, Layer, Stopped};
+use super::store::Scratch;
+use super::table::{Batch, Layer, Node, Src, Stopped};
 use super::{Cut, Run};
 use crate::engine::{Host, Made, Ran, RunError, Split};
 use crate::error::Error;
@@ -590,7 +590,7 @@ impl<K: Key> Run<'_, K> {
         let keep = |l: Node<K>| -> Result<Node<K>, RunError> {
             match l {
                 Node::Mem(l) if root_on_disk(l.bytes() as f64, self.limits.max_memory) => {
-                    Ok(Node::Disk(Arc::new(Spill::write(&l, self.scratch())?)))
+                    Ok(Node::Disk(Arc::new(l.spill(self.scratch())?)))
                 }
                 l => Ok(l),
             }
@@ -912,7 +912,7 @@ impl<K: Key> Run<'_, K> {
     fn maybe_spill(&self, plan: &Plan<K>, layer: Node<K>) -> Result<Node<K>, RunError> {
         match layer {
             Node::Mem(l) if l.bytes() > plan.spill_bytes => {
-                Ok(Node::Disk(Arc::new(Spill::write(&l, self.scratch())?)))
+                Ok(Node::Disk(Arc::new(l.spill(self.scratch())?)))
             }
             l => Ok(l),
         }
@@ -920,10 +920,7 @@ impl<K: Key> Run<'_, K> {
 
     /// Where tables wait on disk (see [`super::scratch_dir`]).
     fn scratch(&self) -> &Scratch {
-        self.sweep
-            .scratch
-            .as_ref()
-            .expect("a count has a scratch folder")
+        &self.sweep.scratch
     }
 
     /// Counts the subtree of node `(j, p)` into `count`: a leaf where it is small (or its

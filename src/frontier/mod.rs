@@ -25,6 +25,7 @@
 //! crossing and the join, where the tables are largest, are the pieces'. Each piece counts a
 //! whole number of tours, and the pieces' counts add up to the total exactly.
 
+pub(crate) mod entry;
 pub(crate) mod expand;
 mod growth;
 mod join;
@@ -64,9 +65,9 @@ pub(crate) use pieces::depth_of_param;
 pub use pieces::{by_class, order as tree_order, piece_classes, project_left};
 use snapshot::{RunName, Snapshot};
 use state::Key;
-use store::{Node, Scratch, Src};
+use store::Scratch;
 use sweep::Sweep;
-use table::{Bound, Layer, Stopped};
+use table::{Bound, Layer, Node, Src, Stopped};
 
 /// The largest window: thirteen pieces' labels fit the 4-bit codes.
 pub const MAX_WINDOW: u32 = 26;
@@ -723,7 +724,7 @@ impl<'a, K: Key> Run<'a, K> {
                         .unwrap_or_else(|| sizes::tables_for(limits.max_memory, window, key_bytes)),
                     process: limits.max_memory,
                 },
-                scratch: Some(Scratch::new(scratch_dir(limits))),
+                scratch: Scratch::new(scratch_dir(limits)),
                 beside: 0,
                 stop,
                 peak_bytes: 0,
@@ -758,7 +759,10 @@ impl<'a, K: Key> Run<'a, K> {
             column_reads: 0.0,
             column_start: 0,
             leaves: leaves::LeafLog::default(),
-            disk_before: store::written_bytes(),
+            disk_before: {
+                store::restart_disk_peak();
+                store::written_bytes()
+            },
             _key: std::marker::PhantomData,
         })
     }
@@ -791,9 +795,7 @@ impl<'a, K: Key> Run<'a, K> {
             });
         }
         // the files a killed count left in the scratch folder go before this one makes its own
-        if let Some(s) = &self.sweep.scratch {
-            s.remove_stale();
-        }
+        self.sweep.scratch.remove_stale();
         let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
         self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
         match self.cut {
@@ -1163,10 +1165,7 @@ impl<'a, K: Key> Run<'a, K> {
 
     /// Where a table read back from a file goes past the tables' share of the bound.
     fn spill_to(&self) -> Option<(&Scratch, u64)> {
-        self.sweep
-            .scratch
-            .as_ref()
-            .map(|s| (s, self.sweep.limit.tables))
+        Some((&self.sweep.scratch, self.sweep.limit.tables))
     }
 
     fn load_layers(&self) -> Result<Option<Snapshot<K>>, RunError> {

@@ -40,11 +40,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::entry::{Limbs, Shape};
 use super::state::Key;
-use super::store::{Node, Scratch, Src};
+use super::store::Scratch;
 #[cfg(test)]
 use super::table::Layer;
-use super::table::{Batch, Bound, Builder, EMPTY, Limbs, Shape};
+use super::table::{Batch, Bound, Builder, EMPTY, Node, Src};
 use crate::store::{CheckpointError, replace_with};
 
 /// The first line, with the format's version.
@@ -514,7 +515,7 @@ mod tests {
     fn a_saved_layer_reads_back_and_damage_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.ckpt");
-        let mut t = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 2 });
+        let mut t = Layer::<u64>::empty(crate::frontier::entry::Shape { key: 8, limbs: 2 });
         // (keys whose first byte is not a table's empty mark, as no state's is)
         for k in 0..1000u64 {
             t.insert((k * 7) << 8, &[k, k / 3]);
@@ -591,7 +592,7 @@ mod tests {
 
     fn made(path: &Path) -> (Vec<u8>, Vec<u8>, Tables) {
         let path = path.to_path_buf();
-        let mut t = Layer::<u64>::empty(crate::frontier::table::Shape { key: 8, limbs: 2 });
+        let mut t = Layer::<u64>::empty(crate::frontier::entry::Shape { key: 8, limbs: 2 });
         for k in 0..40u64 {
             t.insert((k * 7 + 1) << 8, &[k * 1_000_003, k / 3]);
         }

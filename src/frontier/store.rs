@@ -1,13 +1,14 @@
-//! Tables on disk: where a layer goes when memory is short, and how it is read back.
+//! Tables on disk: the files a layer goes to when memory is short, and how they are read back.
 //!
-//! A layer is held one of two ways ([`Node`]): a hash table in memory ([`Layer`]), or a file of
-//! its states one after another ([`Spill`]), read back a chunk at a time by whatever walks it.
-//! A table being filled past its share of the memory bound writes a partition at a time to that
+//! A layer is held in memory (a hash table) or in a file of its states one after another
+//! ([`Spill`]), read back a chunk at a time by whatever walks it (`Node` in `table.rs`). A
+//! table being filled past its share of the memory bound writes a partition at a time to that
 //! partition's file of *runs* ([`Runs`]) and goes on in the memory it freed; when the layer is
 //! done, each partition's runs are combined in memory on their own (equal states added) and
-//! appended to one [`Spill`] (see `Builder::finish_node` in `table.rs`). A partition is a
-//! 64th to a 512th of the layer, split further by more bits of the hash where its runs are
-//! larger than memory allows, so the memory a step holds is set by the bound, not by the layer.
+//! appended to one [`Spill`] by a [`SpillWriter`] (see `Builder::finish_node` in `table.rs`). A
+//! partition is a 64th to a 512th of the layer, split further by more bits of the hash where its
+//! runs are larger than memory allows, so the memory a step holds is set by the bound, not by
+//! the layer.
 //!
 //! Every file has a CRC32 of its bytes, checked as it is read back: a damaged file stops the
 //! count, and nothing read from it is kept. Files are this process's alone, in the scratch
@@ -17,15 +18,11 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-
+use super::entry::{Limbs, Shape};
 use super::state::Key;
-#[cfg(test)]
-use super::table::{Batch, Bound, Builder};
-use super::table::{Layer, Limbs, Shape};
 use crate::engine::RunError;
 use crate::error::Error;
 
@@ -33,146 +30,6 @@ use crate::error::Error;
 /// tables (a 32 MiB buffer took `knights count 5x10 --max-memory 40M` to 53 MiB, and 4 MiB
 /// buffers, with the join's table of a chunk, were a sixth of 7x7 open's 36 MiB under 32M).
 pub(crate) const CHUNK_BYTES: usize = 4 << 20;
-
-/// A layer of states: a table in memory, or a file beside the count.
-pub(crate) enum Node<K: Key> {
-    Mem(Layer<K>),
-    Disk(Arc<Spill<K>>),
-}
-
-impl<K: Key> Clone for Node<K> {
-    /// A copy in memory, or the same file shared (it is never written again).
-    fn clone(&self) -> Node<K> {
-        match self {
-            Node::Mem(l) => Node::Mem(l.clone()),
-            Node::Disk(s) => Node::Disk(Arc::clone(s)),
-        }
-    }
-}
-
-impl<K: Key> Node<K> {
-    pub(crate) fn len(&self) -> u64 {
-        self.src().len()
-    }
-
-    /// Bytes it holds in memory.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.src().bytes()
-    }
-
-    /// Its states as a step reads them.
-    pub(crate) fn src(&self) -> Src<'_, K> {
-        match self {
-            Node::Mem(l) => Src::Mem(l),
-            Node::Disk(s) => Src::Disk(s),
-        }
-    }
-}
-
-/// A layer's states as a step reads them: a table in memory or a file.
-#[derive(Clone, Copy)]
-pub(crate) enum Src<'a, K: Key> {
-    Mem(&'a Layer<K>),
-    Disk(&'a Arc<Spill<K>>),
-}
-
-impl<K: Key> Src<'_, K> {
-    pub(crate) fn len(&self) -> u64 {
-        match self {
-            Src::Mem(l) => l.len(),
-            Src::Disk(s) => s.len,
-        }
-    }
-
-    /// Bytes it holds in memory.
-    pub(crate) fn bytes(&self) -> u64 {
-        match self {
-            Src::Mem(l) => l.bytes(),
-            Src::Disk(_) => 0,
-        }
-    }
-
-    pub(crate) fn shape(&self) -> Shape {
-        match self {
-            Src::Mem(l) => l.shape(),
-            Src::Disk(s) => s.shape,
-        }
-    }
-
-    /// Calls `each` on every state and its count, on all threads: each task starts with
-    /// `init()`, and hands its value to `end` when done. `stop()` is asked between runs of
-    /// states; a task stops where it says so. Err where the file could not be read back whole
-    /// (a task may have seen part of it).
-    pub(crate) fn par_each<T>(
-        &self,
-        stop: &(impl Fn() -> bool + Sync),
-        init: &(impl Fn() -> T + Sync),
-        each: &(impl Fn(&mut T, K, Limbs<'_>) + Sync),
-        end: &(impl Fn(T) + Sync),
-    ) -> Result<(), RunError> {
-        match *self {
-            Src::Mem(layer) => {
-                super::sweep::part_chunks(layer.part_count()).for_each(|chunk| {
-                    let mut t = init();
-                    for p in chunk {
-                        if stop() {
-                            break;
-                        }
-                        for (key, count) in layer.part(p) {
-                            each(&mut t, key, count);
-                        }
-                    }
-                    end(t);
-                });
-                Ok(())
-            }
-            Src::Disk(spill) => {
-                let stride = spill.shape.stride();
-                spill.chunks(|bytes| {
-                    let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
-                    bytes.par_chunks(per * stride).for_each(|part| {
-                        let mut t = init();
-                        // a part of a file chunk is large: the flag every partition's worth
-                        for run in part.chunks(4096 * stride) {
-                            if stop() {
-                                break;
-                            }
-                            for (key, count) in entries::<K>(run, spill.shape) {
-                                each(&mut t, key, count);
-                            }
-                        }
-                        end(t);
-                    });
-                })
-            }
-        }
-    }
-
-    /// Calls `f` on every state and its count, in order, on this thread.
-    pub(crate) fn each(&self, mut f: impl FnMut(K, Limbs<'_>)) -> Result<(), RunError> {
-        match *self {
-            Src::Mem(layer) => {
-                for (k, c) in layer.iter() {
-                    f(k, c);
-                }
-                Ok(())
-            }
-            Src::Disk(spill) => spill.chunks(|bytes| {
-                for (k, c) in entries::<K>(bytes, spill.shape) {
-                    f(k, c);
-                }
-            }),
-        }
-    }
-
-    /// A node of the same states: a copy in memory, or the same file.
-    pub(crate) fn to_node(self) -> Node<K> {
-        match self {
-            Src::Mem(l) => Node::Mem(l.clone()),
-            Src::Disk(s) => Node::Disk(Arc::clone(s)),
-        }
-    }
-}
 
 /// Where a count's files on disk go: a folder, and a name for this process's files in it.
 #[derive(Clone, Debug)]
@@ -200,7 +57,14 @@ fn disk_shrank(bytes: u64) {
     ON_DISK.fetch_sub(bytes, Ordering::Relaxed);
 }
 
-/// The most bytes this process has held in the store's files at once.
+/// Starts the peak over from what is on disk now, so that a count reports its own peak and not
+/// one of a count this process ran before it.
+pub(crate) fn restart_disk_peak() {
+    PEAK_ON_DISK.store(ON_DISK.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+/// The most bytes this process has held in the store's files at once since the last
+/// [`restart_disk_peak`].
 #[must_use]
 pub(crate) fn peak_disk_bytes() -> u64 {
     PEAK_ON_DISK.load(Ordering::Relaxed)
@@ -287,22 +151,6 @@ pub(crate) struct Spill<K: Key> {
 }
 
 impl<K: Key> Spill<K> {
-    /// Writes `layer` to a new file in `scratch`.
-    pub(crate) fn write(layer: &Layer<K>, scratch: &Scratch) -> Result<Spill<K>, RunError> {
-        let mut out = SpillWriter::new(scratch, layer.shape())?;
-        let mut key = [0u8; 16];
-        let kb = layer.shape().key;
-        let mut entry = Vec::with_capacity(layer.shape().stride());
-        for (k, c) in layer.iter() {
-            k.write(&mut key);
-            entry.clear();
-            entry.extend_from_slice(&key[..kb]);
-            entry.extend_from_slice(c.bytes());
-            out.push(&entry, 1)?;
-        }
-        out.finish()
-    }
-
     /// Bytes of its file.
     pub(crate) fn file_bytes(&self) -> u64 {
         self.len * self.shape.stride() as u64
@@ -314,31 +162,6 @@ impl<K: Key> Spill<K> {
         let stride = self.shape.stride();
         read_checked(&self.path, self.len * stride as u64, stride, self.crc, f)
             .map_err(|m| Error::Invalid(m).into())
-    }
-
-    /// Its states read back into a table in memory.
-    #[cfg(test)]
-    pub(crate) fn load(&self) -> Result<Layer<K>, RunError> {
-        let builder = Builder::new(self.len, self.shape, 0, Bound::new(u64::MAX), None);
-        self.chunks(|bytes| {
-            let per = (bytes.len() / self.shape.stride() / (rayon::current_num_threads() * 4))
-                .max(1)
-                * self.shape.stride();
-            bytes.par_chunks(per).for_each(|part| {
-                let mut batch = Batch::new(&builder);
-                for (k, c) in entries::<K>(part, self.shape) {
-                    batch.push(k, c);
-                }
-            });
-        })?;
-        builder.finish().map_err(|_| {
-            Error::Invalid(failed(
-                "read",
-                &self.path,
-                &std::io::Error::other("its counts changed"),
-            ))
-            .into()
-        })
     }
 }
 
@@ -518,30 +341,30 @@ pub(crate) fn entries<K: Key>(
 mod tests {
     use super::*;
 
-    fn key(i: u64) -> u64 {
-        i << 8
-    }
-
     #[test]
-    fn a_spilled_layer_reads_back_and_a_damaged_one_is_refused() {
+    fn a_spill_reads_back_and_a_damaged_one_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let scratch = Scratch::new(dir.path().to_path_buf());
-        let mut l = Layer::<u64>::empty(Shape { key: 8, limbs: 1 });
-        for i in 1..=1000 {
-            l.insert(key(i), &[i]);
+        let shape = Shape { key: 8, limbs: 1 };
+        let mut w = SpillWriter::<u64>::new(&scratch, shape).unwrap();
+        for i in 1..=1000u64 {
+            let mut e = (i << 8).to_le_bytes().to_vec();
+            e.extend_from_slice(&i.to_le_bytes());
+            w.push(&e, 1).unwrap();
         }
-        let s = Arc::new(Spill::write(&l, &scratch).unwrap());
+        let s = w.finish().unwrap();
         assert_eq!(s.len, 1000);
-        let back = s.load().unwrap();
-        assert_eq!(back.get(key(77)).unwrap().single(), Some(77));
-        let mut sum = 0;
-        Src::Disk(&s).each(|_, c| sum += c.get(0)).unwrap();
-        assert_eq!(sum, 500_500);
+        let read = |s: &Spill<u64>| {
+            let mut sum = 0;
+            s.chunks(|b| sum += entries::<u64>(b, shape).map(|(_, c)| c.get(0)).sum::<u64>())
+                .map(|()| sum)
+        };
+        assert_eq!(read(&s).unwrap(), 500_500);
         // one bit changed: refused, naming the file
         let mut bytes = std::fs::read(&s.path).unwrap();
         bytes[100] ^= 4;
         std::fs::write(&s.path, &bytes).unwrap();
-        let e = Src::Disk(&s).each(|_, _| {}).unwrap_err().to_string();
+        let e = read(&s).unwrap_err().to_string();
         assert!(
             e.contains("checksum fails") && e.contains(".knights-spill."),
             "{e}"

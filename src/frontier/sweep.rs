@@ -3,18 +3,17 @@
 //! A layer is read from memory or from disk alike (see `store.rs`), and where a scratch folder
 //! is given, a table that passes its share of the bound goes to disk instead of stopping.
 
-use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
-use rayon::prelude::*;
 
+use super::entry::{Limbs, Shape};
 use super::expand::{ANY, expand, expand_digit};
 use super::layout::Step;
 use super::state::Key;
-use super::store::{Node, Scratch, Src};
-use super::table::{Batch, Bound, Builder, Layer, Limbs, Shape, Stopped, big};
+use super::store::Scratch;
+use super::table::{Batch, Bound, Builder, Layer, Node, Src, Stopped, big};
 use super::tree;
 
 /// What a walk keeps to itself between layers.
@@ -37,9 +36,8 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) last_growth: f64,
     /// States read by the steps so far (for the rate a state costs).
     pub(crate) read: u64,
-    /// Where tables that pass their share of the bound go; `None`: they stay in memory, and a
-    /// step that passes the bound stops.
-    pub(crate) scratch: Option<Scratch>,
+    /// Where tables that pass their share of the bound go.
+    pub(crate) scratch: Scratch,
     /// Bytes the caller holds in memory beside the walk (the nodes above it, a table being
     /// gathered), taken from the tables' share of the bound.
     pub(crate) beside: u64,
@@ -84,22 +82,17 @@ impl<K: Key> Sweep<'_, K> {
         share: u64,
         spare: Option<Layer<K>>,
     ) -> Builder<K> {
-        match &self.scratch {
-            Some(s) => {
-                // at least an eighth of the tables' share, whatever is held beside: a builder
-                // left a few KiB by the nodes above it wrote runs of a few states (6x8 open under
-                // 32M made 640,000 runs of a KiB, half its time in system calls)
-                let room = (self.limit.tables.saturating_sub(other + self.beside))
-                    .max(self.limit.tables / 8)
-                    / share.max(1);
-                let bound = Bound {
-                    tables: room + other,
-                    process: self.limit.process,
-                };
-                Builder::spilling(expect, shape, other, bound, spare, s.clone())
-            }
-            None => Builder::new(expect, shape, other, self.limit, spare),
-        }
+        // at least an eighth of the tables' share, whatever is held beside: a builder left a
+        // few KiB by the nodes above it wrote runs of a few states (6x8 open under 32M made
+        // 640,000 runs of a KiB, half its time in system calls)
+        let room = (self.limit.tables.saturating_sub(other + self.beside))
+            .max(self.limit.tables / 8)
+            / share.max(1);
+        let bound = Bound {
+            tables: room + other,
+            process: self.limit.process,
+        };
+        Builder::spilling(expect, shape, other, bound, spare, self.scratch.clone())
     }
 
     /// One step from `src` (its finished tours counted); on overflow the counts get one more
@@ -340,18 +333,6 @@ impl<K: Key, F: Fn(K) -> bool + Sync> Expand<K> for Digit<'_, K, F> {
         });
         0
     }
-}
-
-/// The partitions of a layer of `parts` dealt out for a step: a few chunks a thread, each with
-/// its own batches, for balance, and each chunk a task of its own (left to itself, the pool ran
-/// a quarter of them as one task, and a thread that started one late left the other idle at
-/// the step's end).
-pub(crate) fn part_chunks(parts: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
-    let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
-    (0..parts.div_ceil(chunk))
-        .into_par_iter()
-        .with_max_len(1)
-        .map(move |c| c * chunk..((c + 1) * chunk).min(parts))
 }
 
 /// Of two reasons a routed step failed, the one to act on: an overflow is redone wider before a

@@ -10,14 +10,17 @@
 //! layer, so every count is exact at every size.
 
 use std::marker::PhantomData;
-use std::sync::Mutex;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
+use super::entry::{Limbs, Shape};
 use super::state::Key;
-use super::store::{Node, Runs, Scratch, SpillWriter};
+use super::store::{Runs, Scratch, Spill, SpillWriter, entries};
+use crate::engine::RunError;
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
 pub(crate) const PARTS: usize = 512;
@@ -53,73 +56,6 @@ const BATCH: usize = 64;
 
 /// The smallest partition.
 const MIN_CAP: usize = 16;
-
-/// What an entry is made of: `key` bytes of key, then `limbs` words of count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Shape {
-    /// Bytes of a key (two window slots a byte).
-    pub(crate) key: usize,
-    /// 64-bit words of a count.
-    pub(crate) limbs: usize,
-}
-
-impl Shape {
-    /// Bytes an entry takes.
-    #[inline]
-    pub(crate) const fn stride(self) -> usize {
-        self.key + 8 * self.limbs
-    }
-
-    /// The same keys with counts of `limbs` words.
-    pub(crate) const fn with_limbs(self, limbs: usize) -> Shape {
-        Shape {
-            key: self.key,
-            limbs,
-        }
-    }
-}
-
-/// A count in a table: `limbs` little-endian words, stored unaligned.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Limbs<'a>(&'a [u8]);
-
-impl<'a> Limbs<'a> {
-    /// The count stored in `bytes` (whole words, little-endian).
-    #[inline]
-    pub(crate) fn of(bytes: &'a [u8]) -> Limbs<'a> {
-        Limbs(bytes)
-    }
-
-    /// Its number of words.
-    #[inline]
-    pub(crate) fn len(self) -> usize {
-        self.0.len() / 8
-    }
-
-    /// Word `i`.
-    #[inline]
-    pub(crate) fn get(self, i: usize) -> u64 {
-        u64::from_le_bytes(self.0[8 * i..8 * i + 8].try_into().expect("8 bytes"))
-    }
-
-    /// The count when it is one word.
-    #[inline]
-    pub(crate) fn single(self) -> Option<u64> {
-        (self.0.len() == 8).then(|| self.get(0))
-    }
-
-    /// Its words, low first.
-    pub(crate) fn words(self) -> impl Iterator<Item = u64> + 'a {
-        self.0
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-    }
-
-    /// Its little-endian bytes.
-    pub(crate) fn bytes(self) -> &'a [u8] {
-        self.0
-    }
-}
 
 /// One partition: entries of the key's bytes followed by its count's words side by side (one
 /// cache line holds both, so an insert costs one miss), linear probing, at most 4/5 full. Its
@@ -235,8 +171,14 @@ impl<K: Key> Part<K> {
         self.len = 0;
     }
 
-    /// Its entries' raw bytes, a run of whole entries at a time (at most about `max` bytes).
-    fn raw_runs(&self, shape: Shape, max: usize, mut f: impl FnMut(&[u8], u64)) {
+    /// Its entries' raw bytes, a run of whole entries at a time (at most about `max` bytes),
+    /// into `f` with their number, until `f` fails.
+    fn raw_runs<E>(
+        &self,
+        shape: Shape,
+        max: usize,
+        mut f: impl FnMut(&[u8], u64) -> Result<(), E>,
+    ) -> Result<(), E> {
         let stride = shape.stride();
         let mut buf = Vec::with_capacity(max.min(self.len * stride).max(stride));
         let mut n = 0;
@@ -247,14 +189,15 @@ impl<K: Key> Part<K> {
             buf.extend_from_slice(e);
             n += 1;
             if buf.len() + stride > max {
-                f(&buf, n);
+                f(&buf, n)?;
                 buf.clear();
                 n = 0;
             }
         }
         if n > 0 {
-            f(&buf, n);
+            f(&buf, n)?;
         }
+        Ok(())
     }
 
     /// The entry where a key of hash `h` starts probing: the hash's low 32 bits scaled to the
@@ -344,7 +287,7 @@ impl<K: Key> Part<K> {
             .chunks_exact(shape.stride())
             .enumerate()
             .filter(|(_, e)| e[0] != EMPTY)
-            .map(move |(i, e)| (i, K::read(e, shape.key), Limbs(&e[shape.key..])))
+            .map(move |(i, e)| (i, K::read(e, shape.key), Limbs::of(&e[shape.key..])))
     }
 
     /// The entry at place `i` (one [`Part::slots`] gave).
@@ -352,14 +295,16 @@ impl<K: Key> Part<K> {
         let stride = shape.stride();
         let e = &self.data[i * stride..(i + 1) * stride];
         debug_assert_ne!(e[0], EMPTY);
-        (K::read(e, shape.key), Limbs(&e[shape.key..]))
+        (K::read(e, shape.key), Limbs::of(&e[shape.key..]))
     }
 
     #[cfg(test)]
     fn get(&self, key: K, h: u64, shape: Shape) -> Option<Limbs<'_>> {
         let stride = shape.stride();
         let i = self.probe(key, h, shape).ok()?;
-        Some(Limbs(&self.data[i * stride + shape.key..(i + 1) * stride]))
+        Some(Limbs::of(
+            &self.data[i * stride + shape.key..(i + 1) * stride],
+        ))
     }
 }
 
@@ -482,6 +427,169 @@ impl<K: Key> Layer<K> {
     }
 }
 
+/// A layer of states: a table in memory, or a file beside the count.
+pub(crate) enum Node<K: Key> {
+    Mem(Layer<K>),
+    Disk(Arc<Spill<K>>),
+}
+
+impl<K: Key> Clone for Node<K> {
+    /// A copy in memory, or the same file shared (it is never written again).
+    fn clone(&self) -> Node<K> {
+        match self {
+            Node::Mem(l) => Node::Mem(l.clone()),
+            Node::Disk(s) => Node::Disk(Arc::clone(s)),
+        }
+    }
+}
+
+impl<K: Key> Node<K> {
+    pub(crate) fn len(&self) -> u64 {
+        self.src().len()
+    }
+
+    /// Bytes it holds in memory.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.src().bytes()
+    }
+
+    /// Its states as a step reads them.
+    pub(crate) fn src(&self) -> Src<'_, K> {
+        match self {
+            Node::Mem(l) => Src::Mem(l),
+            Node::Disk(s) => Src::Disk(s),
+        }
+    }
+}
+
+/// A layer's states as a step reads them: a table in memory or a file.
+#[derive(Clone, Copy)]
+pub(crate) enum Src<'a, K: Key> {
+    Mem(&'a Layer<K>),
+    Disk(&'a Arc<Spill<K>>),
+}
+
+impl<K: Key> Src<'_, K> {
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Src::Mem(l) => l.len(),
+            Src::Disk(s) => s.len,
+        }
+    }
+
+    /// Bytes it holds in memory.
+    pub(crate) fn bytes(&self) -> u64 {
+        match self {
+            Src::Mem(l) => l.bytes(),
+            Src::Disk(_) => 0,
+        }
+    }
+
+    pub(crate) fn shape(&self) -> Shape {
+        match self {
+            Src::Mem(l) => l.shape(),
+            Src::Disk(s) => s.shape,
+        }
+    }
+
+    /// Calls `each` on every state and its count, on all threads: each task starts with
+    /// `init()`, and hands its value to `end` when done. `stop()` is asked between runs of
+    /// states; a task stops where it says so. Err where the file could not be read back whole
+    /// (a task may have seen part of it).
+    pub(crate) fn par_each<T>(
+        &self,
+        stop: &(impl Fn() -> bool + Sync),
+        init: &(impl Fn() -> T + Sync),
+        each: &(impl Fn(&mut T, K, Limbs<'_>) + Sync),
+        end: &(impl Fn(T) + Sync),
+    ) -> Result<(), RunError> {
+        match *self {
+            Src::Mem(layer) => {
+                part_chunks(layer.part_count()).for_each(|chunk| {
+                    let mut t = init();
+                    for p in chunk {
+                        if stop() {
+                            break;
+                        }
+                        for (key, count) in layer.part(p) {
+                            each(&mut t, key, count);
+                        }
+                    }
+                    end(t);
+                });
+                Ok(())
+            }
+            Src::Disk(spill) => {
+                let stride = spill.shape.stride();
+                spill.chunks(|bytes| {
+                    let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
+                    bytes.par_chunks(per * stride).for_each(|part| {
+                        let mut t = init();
+                        // a part of a file chunk is large: the flag every partition's worth
+                        for run in part.chunks(4096 * stride) {
+                            if stop() {
+                                break;
+                            }
+                            for (key, count) in entries::<K>(run, spill.shape) {
+                                each(&mut t, key, count);
+                            }
+                        }
+                        end(t);
+                    });
+                })
+            }
+        }
+    }
+
+    /// Calls `f` on every state and its count, in order, on this thread.
+    pub(crate) fn each(&self, mut f: impl FnMut(K, Limbs<'_>)) -> Result<(), RunError> {
+        match *self {
+            Src::Mem(layer) => {
+                for (k, c) in layer.iter() {
+                    f(k, c);
+                }
+                Ok(())
+            }
+            Src::Disk(spill) => spill.chunks(|bytes| {
+                for (k, c) in entries::<K>(bytes, spill.shape) {
+                    f(k, c);
+                }
+            }),
+        }
+    }
+
+    /// A node of the same states: a copy in memory, or the same file.
+    pub(crate) fn to_node(self) -> Node<K> {
+        match self {
+            Src::Mem(l) => Node::Mem(l.clone()),
+            Src::Disk(s) => Node::Disk(Arc::clone(s)),
+        }
+    }
+}
+
+/// The partitions of a layer of `parts` dealt out for a step: a few chunks a thread, each with
+/// its own batches, for balance, and each chunk a task of its own (left to itself, the pool ran
+/// a quarter of them as one task, and a thread that started one late left the other idle at
+/// the step's end).
+pub(crate) fn part_chunks(parts: usize) -> impl IndexedParallelIterator<Item = Range<usize>> {
+    let chunk = (parts / (rayon::current_num_threads() * 8)).clamp(1, parts);
+    (0..parts.div_ceil(chunk))
+        .into_par_iter()
+        .with_max_len(1)
+        .map(move |c| c * chunk..((c + 1) * chunk).min(parts))
+}
+
+impl<K: Key> Layer<K> {
+    /// Writes its states to a new file in `scratch`.
+    pub(crate) fn spill(&self, scratch: &Scratch) -> Result<Spill<K>, RunError> {
+        let mut out = SpillWriter::new(scratch, self.shape)?;
+        for part in &self.parts {
+            part.raw_runs(self.shape, RUN_WRITE, |bytes, n| out.push(bytes, n))?;
+        }
+        out.finish()
+    }
+}
+
 /// Why a layer could not be finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stopped {
@@ -575,8 +683,9 @@ impl<K: Key> Builder<K> {
 
     /// [`Builder::new`] for a table that, past its share of the bound (`bound.tables` less
     /// `other`), writes its partitions to files in `scratch` and goes on in the memory they
-    /// held, instead of failing: the process's resident size is not read, so where it goes to
-    /// disk depends only on the states and the bound. [`Builder::finish_node`] gives the layer.
+    /// held, instead of failing: it never stops for memory, and whether it goes to disk
+    /// depends on the states and the bound (the process's resident size, read only for large
+    /// partitions, moves where). [`Builder::finish_node`] gives the layer.
     pub(crate) fn spilling(
         expect: u64,
         shape: Shape,
@@ -687,13 +796,10 @@ impl<K: Key> Builder<K> {
         };
         let mut runs = sp.runs[p].lock().expect("no panic holding it");
         let runs = runs.get_or_insert_with(|| Runs::new(&sp.scratch));
-        let mut ok = true;
-        part.raw_runs(self.shape, RUN_WRITE, |bytes, _| {
-            if ok && runs.append(bytes).is_err() {
-                ok = false;
-            }
-        });
-        if !ok {
+        if part
+            .raw_runs(self.shape, RUN_WRITE, |bytes, _| runs.append(bytes))
+            .is_err()
+        {
             sp.failed.store(true, Ordering::Relaxed);
             return false;
         }
@@ -824,23 +930,12 @@ impl<K: Key> Builder<K> {
         for (part, r) in parts.zip(sp.runs) {
             match r.into_inner().expect("no worker panicked") {
                 // a partition all in memory is whole: written as it is
-                None => {
-                    let mut res = Ok(());
-                    part.raw_runs(shape, RUN_WRITE, |bytes, n| {
-                        if res.is_ok() {
-                            res = out.push(bytes, n);
-                        }
-                    });
-                    res.map_err(disk)?;
-                }
+                None => part
+                    .raw_runs(shape, RUN_WRITE, |bytes, n| out.push(bytes, n))
+                    .map_err(disk)?,
                 Some(mut r) => {
-                    let mut res = Ok(());
-                    part.raw_runs(shape, RUN_WRITE, |bytes, _| {
-                        if res.is_ok() {
-                            res = r.append(bytes);
-                        }
-                    });
-                    res.map_err(|_| Stopped::Disk)?;
+                    part.raw_runs(shape, RUN_WRITE, |bytes, _| r.append(bytes))
+                        .map_err(|_| Stopped::Disk)?;
                     runs.push(r);
                 }
             }
@@ -887,7 +982,7 @@ fn combine<K: Key>(
         let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
         bytes.par_chunks(per * stride).for_each(|part| {
             let mut batch = Batch::new(&builder);
-            for (key, count) in super::store::entries::<K>(part, shape) {
+            for (key, count) in entries::<K>(part, shape) {
                 if bits_of(key.hash64(), skip, k) == s {
                     batch.push(key, count);
                 }
@@ -898,13 +993,8 @@ fn combine<K: Key>(
     match builder.finish_node() {
         Ok(Node::Mem(layer)) => {
             for part in &layer.parts {
-                let mut res = Ok(());
-                part.raw_runs(shape, RUN_WRITE, |bytes, n| {
-                    if res.is_ok() {
-                        res = out.push(bytes, n);
-                    }
-                });
-                res.map_err(|_| Stopped::Disk)?;
+                part.raw_runs(shape, RUN_WRITE, |bytes, n| out.push(bytes, n))
+                    .map_err(|_| Stopped::Disk)?;
             }
             Ok(())
         }
@@ -1003,10 +1093,30 @@ mod tests {
     }
 
     #[test]
+    fn a_layer_written_to_disk_is_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch::new(dir.path().to_path_buf());
+        let mut l = Layer::<u64>::empty(ONE);
+        for i in 1..=1000 {
+            l.insert(key(i), &[i]);
+        }
+        let s = std::sync::Arc::new(l.spill(&scratch).unwrap());
+        assert_eq!(s.len, 1000);
+        let mut back = Layer::<u64>::empty(ONE);
+        Src::Disk(&s)
+            .each(|k, c| {
+                back.insert(k, &[c.get(0)]);
+            })
+            .unwrap();
+        assert_eq!(back.len(), 1000);
+        assert_eq!(back.get(key(77)).unwrap().single(), Some(77));
+    }
+
+    #[test]
     fn limbs_carry_and_report_overflow() {
         let mut a = limbs(&[u64::MAX, 0]);
         assert!(!add_into(&mut a, &[1, 0]));
-        assert_eq!(Limbs(&a).words().collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(Limbs::of(&a).words().collect::<Vec<_>>(), [0, 1]);
         let mut b = limbs(&[u64::MAX]);
         assert!(add_into(&mut b, &[1]));
         let mut c = limbs(&[u64::MAX, u64::MAX]);
@@ -1034,7 +1144,7 @@ mod tests {
             let mut batch = Batch::new(&b);
             let c = limbs(&[t + 1]);
             for i in 0..10_000u64 {
-                batch.push(key(i % 3000), Limbs(&c));
+                batch.push(key(i % 3000), Limbs::of(&c));
             }
         });
         let layer = b.finish().unwrap();
@@ -1063,8 +1173,8 @@ mod tests {
         {
             let mut batch = Batch::new(&b);
             let (max, one) = (limbs(&[u64::MAX]), limbs(&[1]));
-            batch.push(key(7), Limbs(&max));
-            batch.push(key(7), Limbs(&one));
+            batch.push(key(7), Limbs::of(&max));
+            batch.push(key(7), Limbs::of(&one));
         }
         assert_eq!(b.finish().err(), Some(Stopped::Overflow));
         let b: Builder<u64> = Builder::new(
@@ -1081,7 +1191,7 @@ mod tests {
             let mut batch = Batch::new(&b);
             let one = limbs(&[1]);
             for i in 0..100_000u64 {
-                batch.push(key(i), Limbs(&one));
+                batch.push(key(i), Limbs::of(&one));
             }
         }
         assert!(matches!(b.finish(), Err(Stopped::Memory(_))));

@@ -20,8 +20,7 @@
 use super::Run;
 use super::layout::Step;
 use super::state::{Key, has};
-use super::store::{Node, Src};
-use super::table::{Batch, Builder, Stopped};
+use super::table::{Batch, Builder, Node, Src, Stopped};
 use crate::engine::RunError;
 use crate::error::Error;
 
@@ -47,21 +46,13 @@ impl<K: Key> Run<'_, K> {
             return self.walk_all(layer.src(), steps, base, "forward");
         }
         let expect = layer.len() * 4;
-        let (out, half) = match &self.sweep.scratch {
-            Some(s) => {
-                let half = self.sweep.limit.tables / 2;
-                let bound = super::table::Bound {
-                    tables: half,
-                    process: self.sweep.limit.process,
-                };
-                let out = Builder::spilling(expect, layer.src().shape(), 0, bound, None, s.clone());
-                (out, half)
-            }
-            None => (
-                Builder::new(expect, layer.src().shape(), 0, self.sweep.limit, None),
-                0,
-            ),
+        let half = self.sweep.limit.tables / 2;
+        let bound = super::table::Bound {
+            tables: half,
+            process: self.sweep.limit.process,
         };
+        let scratch = self.sweep.scratch.clone();
+        let out = Builder::spilling(expect, layer.src().shape(), 0, bound, None, scratch);
         self.sweep.beside += half;
         let walked = self.column_kids(&out, layer, steps, leaf_states, base);
         self.sweep.beside -= half;
