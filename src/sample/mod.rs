@@ -107,7 +107,8 @@ pub(crate) struct Request {
     pub(crate) closed: bool,
     pub(crate) from: Option<Square>,
     pub(crate) max_memory: u64,
-    /// Auto: give up on exact tables estimated (or found) to take longer than this.
+    /// Auto: give up on exact tables projected to take longer than this (a projection from the
+    /// states counted, never the clock).
     pub(crate) seconds: Option<f64>,
 }
 
@@ -515,7 +516,7 @@ pub(crate) fn below(rng: &mut fastrand::Rng, n: &BigUint) -> BigUint {
 /// DFS estimates beyond this many seconds leave exact sampling to the frontier tables.
 const DFS_SECONDS: f64 = 120.0;
 
-/// `auto` takes exact sampling only where its tables are estimated (and found) to take at most
+/// `auto` takes exact sampling only where its tables are projected (from their states) to take at most
 /// this long to build; `exact` waits as long as it takes, within the memory bound.
 pub const AUTO_SECONDS: f64 = 30.0;
 

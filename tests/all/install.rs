@@ -323,10 +323,15 @@ fn bench_text_and_csv_show_the_same_answers() {
     let status = header.iter().position(|h| *h == "status").unwrap();
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
+    let solver = header.iter().position(|h| *h == "solver").unwrap();
     for r in rows {
         assert_eq!(r.len(), header.len());
-        if r[status] == "checked" {
-            assert_eq!(r[answer], "1728");
+        // the naive solver may run out of its time on a loaded machine and says so; every
+        // other row, and every row that gives an answer, is checked and right
+        if r[status] == "timeout" {
+            assert_eq!((r[solver], r[answer]), ("naive", ""), "{r:?}");
+        } else {
+            assert_eq!((r[status], r[answer]), ("checked", "1728"), "{r:?}");
         }
     }
 }

@@ -200,18 +200,22 @@ fn a_closed_terminal_stops_a_count_as_ctrl_c_does() {
 }
 
 /// Stops a count that has no checkpoint with the signal `sig`: it exits 130 with the partial
-/// count and says the work is lost. 6x7 open on one thread is a count of half an hour here
-/// (4,312 units, 11 done in 5 s), so the signal always comes first.
+/// count and says the work is lost. 7x7 open by the DFS on one thread is a count of days, so the
+/// signal always comes first; it is sent once the first progress line is out, which the count
+/// prints only after its handlers are in place (a signal sent after a fixed wait could come
+/// before them on a loaded machine, and kill the process instead of stopping it).
 fn stopped_without_a_checkpoint(sig: &str) {
+    use std::io::{BufRead, BufReader, Read};
     let dir = tempfile::tempdir().unwrap();
-    let child = knights()
+    let mut child = knights()
         .args([
             "count",
-            "6x7",
+            "7x7",
             "--engine",
             "dfs",
             "--threads",
             "1",
+            "--force",
             "--json",
             "--progress",
             "plain",
@@ -221,19 +225,19 @@ fn stopped_without_a_checkpoint(sig: &str) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    sleep(Duration::from_millis(400));
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(first.contains(" units"), "{first}");
     signal(&child, sig);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(130), "{first}{rest}");
     let v = json_of(&out);
     assert_eq!(v["complete"], false);
     assert!(v["units_done"].as_u64().unwrap() < v["units"].as_u64().unwrap());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("lost"));
+    assert!(rest.contains("lost"), "{rest}");
 }
 
 /// A finished 6x6 checkpoint in `dir`.
@@ -853,31 +857,50 @@ fn a_checkpoint_in_use_is_refused_by_every_engine() {
     assert_eq!(v["complete"], true);
 }
 
+/// Two processes started together on one checkpoint that does not exist yet: one takes it and
+/// counts, the other is refused. The count is one of days (7x7 open by the DFS on one thread),
+/// so that the two overlap however the machine schedules them; the one that counts is then
+/// stopped, and must have kept its work.
 #[test]
 fn two_processes_given_one_new_checkpoint_one_counts_and_one_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
     let args = [
         "count",
-        "5x8",
+        "7x7",
+        "--engine",
+        "dfs",
         "--threads",
         "1",
+        "--force",
         "--json",
         "--checkpoint",
         path_str(&ck),
     ];
-    let children = [spawn(&args), spawn(&args)];
-    let outs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().unwrap())
-        .collect();
-    let codes: Vec<_> = outs.iter().map(|o| o.status.code()).collect();
-    let (done, refused): (Vec<_>, Vec<_>) = outs.iter().partition(|o| o.status.success());
-    assert_eq!((done.len(), refused.len()), (1, 1), "exit codes {codes:?}");
-    assert_eq!(json_of(done[0])["directed"], OPEN_5X8);
-    assert_eq!(refused[0].status.code(), Some(2));
-    let err = String::from_utf8_lossy(&refused[0].stderr);
+    let mut children = vec![spawn(&args), spawn(&args)];
+    let refused = loop {
+        if let Some(k) = (0..2).find(|&k| children[k].try_wait().unwrap().is_some()) {
+            break children.remove(k).wait_with_output().unwrap();
+        }
+        sleep(Duration::from_millis(5));
+    };
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(err.contains("in use by another process"), "{err}");
+    let mut counting = children.pop().unwrap();
+    assert!(
+        counting.try_wait().unwrap().is_none(),
+        "the other process ended too: both were refused, or both counted"
+    );
+    signal(&counting, "-TERM");
+    let out = counting.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out)["complete"], false);
     // what is left: the checkpoint alone, no temporary files and no lock file
     let names: Vec<_> = fs::read_dir(dir.path())
         .unwrap()
