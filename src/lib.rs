@@ -97,6 +97,7 @@ pub mod dfs;
 pub mod engine;
 pub mod error;
 pub mod estimate;
+pub mod failpoint;
 pub mod find;
 pub mod frontier;
 pub mod graph;

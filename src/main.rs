@@ -34,7 +34,7 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    if let Err(msg) = check_thread_env() {
+    if let Err(msg) = check_thread_env().and_then(|()| knights::failpoint::configure_from_env()) {
         eprintln!("knights: {}", clip_line(&msg));
         return ExitCode::from(EXIT_USAGE);
     }

@@ -196,6 +196,7 @@ pub(crate) fn replace_with(
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
+    fail::fail_point!("saved");
     Ok(())
 }
 

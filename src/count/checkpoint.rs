@@ -626,6 +626,7 @@ impl Checkpoint {
         if self.last_sync.elapsed() >= SYNC_EVERY {
             self.sync()?;
         }
+        fail::fail_point!("saved");
         Ok(())
     }
 

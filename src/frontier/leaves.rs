@@ -167,6 +167,7 @@ impl LeafLog {
             file.write_all(line.as_bytes())
                 .and_then(|()| file.sync_data())
                 .map_err(|e| io_error("write", path, &e))?;
+            fail::fail_point!("saved");
         }
         Ok(())
     }

@@ -503,17 +503,13 @@ fn help_and_version() {
         .success()
         .stdout(predicate::str::contains("tour"));
     // the version names the crate's version and the commit it was built from
-    knights()
-        .arg("--version")
-        .assert()
-        .success()
-        .stdout(
-            predicate::str::is_match(format!(
-                r"^knights {}( \(commit [0-9a-f]{{12}}\))?\n$",
-                env!("CARGO_PKG_VERSION").replace('.', r"\.")
-            ))
-            .unwrap(),
-        );
+    knights().arg("--version").assert().success().stdout(
+        predicate::str::is_match(format!(
+            r"^knights {}( \(commit [0-9a-f]{{12}}\))?\n$",
+            env!("CARGO_PKG_VERSION").replace('.', r"\.")
+        ))
+        .unwrap(),
+    );
     knights().assert().code(2);
 }
 
@@ -737,7 +733,10 @@ fn survey_json_follows_the_contract() {
     let distinct = t["distinct"].as_u64().expect("distinct");
     let classes = t["distinct_up_to_symmetry"].as_u64().expect("classes");
     assert!(distinct <= complete && classes <= distinct, "{t}");
-    assert!(classes * 8 >= distinct && (complete == 0 || classes >= 1), "{t}");
+    assert!(
+        classes * 8 >= distinct && (complete == 0 || classes >= 1),
+        "{t}"
+    );
 }
 
 #[test]

@@ -31,6 +31,28 @@ fn spawn(args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// `knights ARGS` that runs at full speed until it has saved `n` times and then pauses 50 ms
+/// after every save (the fail point `saved`, see `knights::failpoint`): a test that waits for
+/// `n` saves and then kills or stops it finds it running on a machine of any speed (what is left
+/// of the count takes at least its saves' pauses), with its files at a known point.
+fn spawn_paced(args: &[&str], n: usize) -> Child {
+    knights()
+        .args(args)
+        .env(knights::failpoint::ENV, format!("saved={n}*off->sleep(50)"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Kills `child` with SIGKILL and asserts that the kill is what ended it: it was running.
+fn kill_9(mut child: Child) {
+    use std::os::unix::process::ExitStatusExt;
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(9), "it had ended before the kill");
+}
+
 /// Starts shards `0/n` to `n-1/n` of `args` together, each with `--json` and its own checkpoint
 /// `shard-K.ckpt` in `dir`: the checkpoints' paths and the running processes.
 fn spawn_shards(dir: &Path, n: usize, args: &[&str]) -> (Vec<String>, Vec<Child>) {
@@ -53,10 +75,14 @@ fn records(path: &Path) -> usize {
     fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(HEADER_LINES))
 }
 
+/// How long a wait for a count's progress may last before it is taken for a hang: not a measure
+/// of speed, a limit for a machine loaded many times over.
+const HANG: Duration = Duration::from_secs(600);
+
 /// Waits until `path` holds at least `n` records or the child has exited; true if it is running.
 fn wait_for_records(child: &mut Child, path: &Path, n: usize) -> bool {
     let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(60) {
+    while t0.elapsed() < HANG {
         if child.try_wait().unwrap().is_some() {
             return false;
         }
@@ -65,7 +91,7 @@ fn wait_for_records(child: &mut Child, path: &Path, n: usize) -> bool {
         }
         sleep(Duration::from_millis(5));
     }
-    panic!("no progress in 60 s");
+    panic!("no progress in {HANG:?}");
 }
 
 fn signal(child: &Child, sig: &str) {
@@ -138,25 +164,16 @@ fn kill_9_at_several_moments_then_resume_gives_the_exact_count() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
     let args = dfs_5x8_with(&ck);
-    // at once (maybe before the file exists), then after a few, many and most units
-    let mut killed_mid_run = 0;
+    // at once (maybe before the file exists), then after a few, many and most units: each run
+    // is paced past its mark, so that the kill finds it running
     for at in [0, 1, 500, 3000, 6000] {
-        let mut child = spawn(&args);
-        let running = if at == 0 {
-            true
-        } else {
-            wait_for_records(&mut child, &ck, at)
-        };
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        if running && at > 0 {
-            killed_mid_run += 1;
+        let mut child = spawn_paced(&args, at);
+        if at > 0 {
+            assert!(wait_for_records(&mut child, &ck, at), "ended at {at}");
         }
+        kill_9(child);
+        assert!(records(&ck) >= at, "{} of {at} kept", records(&ck));
     }
-    assert!(
-        killed_mid_run >= 2,
-        "the count ran too fast to be killed mid-way"
-    );
     let v = finish(&args);
     assert_eq!(v["directed"], OPEN_5X8);
     assert_eq!(v["complete"], true);
@@ -168,7 +185,7 @@ fn sigterm_saves_prints_the_partial_count_and_exits_130_then_resume_is_exact() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
     let args = dfs_5x8_with(&ck);
-    let mut child = spawn(&args);
+    let mut child = spawn_paced(&args, 200);
     assert!(
         wait_for_records(&mut child, &ck, 200),
         "finished before the signal"
@@ -586,10 +603,9 @@ fn closed_6x8_survives_kill_9() {
         path_str(&ck),
     ];
     for at in [300, 3000] {
-        let mut child = spawn(&args);
-        wait_for_records(&mut child, &ck, at);
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let mut child = spawn_paced(&args, at);
+        assert!(wait_for_records(&mut child, &ck, at), "ended at {at}");
+        kill_9(child);
     }
     assert_eq!(finish(&args)["undirected"], CLOSED_6X8);
 }
@@ -648,7 +664,7 @@ fn frontier_mark(ck: &Path) -> [usize; 5] {
 /// if the child exited first.
 fn wait_for_mark(child: &mut Child, ck: &Path, after: Option<[usize; 5]>) -> Option<[usize; 5]> {
     let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(120) {
+    while t0.elapsed() < HANG {
         if child.try_wait().unwrap().is_some() {
             return None;
         }
@@ -658,7 +674,7 @@ fn wait_for_mark(child: &mut Child, ck: &Path, after: Option<[usize; 5]>) -> Opt
         }
         sleep(Duration::from_millis(2));
     }
-    panic!("no frontier progress in 120 s");
+    panic!("no frontier progress in {HANG:?}");
 }
 
 /// A one-thread frontier count of 6x6 open tours (9 pieces) with the checkpoint `ck`.
@@ -683,21 +699,17 @@ fn frontier_kill_9_then_resume_goes_on_from_the_saved_layer() {
     // kill -9 each process as soon as it has saved a layer or a piece past the last one seen:
     // every restart must go on from the files (a restart from scratch would save an earlier
     // layer first, and a finished piece is never counted again)
+    // (each process paced after its first save, so that it is always killed running)
     let mut last: Option<[usize; 5]> = None;
-    let mut kills = 0;
-    for _ in 0..8 {
-        let mut child = spawn(&args);
-        let mark = wait_for_mark(&mut child, &ck, last);
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        let Some(mark) = mark else { break };
-        kills += 1;
+    for _ in 0..3 {
+        let mut child = spawn_paced(&args, 1);
+        let mark = wait_for_mark(&mut child, &ck, last).expect("ended before the kill");
+        kill_9(child);
         // the files the killed process left are whole and at least as far as the mark
         let now = frontier_mark(&ck);
         assert!(now >= mark, "{now:?} < {mark:?}");
         last = Some(now);
     }
-    assert!(kills >= 3, "the count ran too fast to be killed mid-way");
     // a temporary file of a writer killed between its write and its rename (a process that has
     // exited), as kill -9 leaves one: status lists it, the resumed count removes it
     let mut gone = Command::new("true").spawn().unwrap();
@@ -724,27 +736,17 @@ fn frontier_sigterm_saves_exits_130_then_resume_is_exact() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("frontier.ckpt");
     let args = frontier_6x6(&ck);
-    let mut child = spawn(&args);
+    let mut child = spawn_paced(&args, 1);
     let mark = wait_for_mark(&mut child, &ck, None).expect("finished before the signal");
     signal(&child, "-TERM");
     let out = child.wait_with_output().unwrap();
-    if out.status.code() == Some(0) {
-        // finished between the mark and the signal: the count must still be right
-        assert!(String::from_utf8_lossy(&out.stdout).contains("6,637,920"));
-    } else {
-        assert_eq!(
-            out.status.code(),
-            Some(130),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains("resume with:") && stderr.contains("--checkpoint"),
-            "{stderr}"
-        );
-        assert!(frontier_mark(&ck) >= mark);
-    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("resume with:") && stderr.contains("--checkpoint"),
+        "{stderr}"
+    );
+    assert!(frontier_mark(&ck) >= mark);
     assert_eq!(finish(&args)["directed"], OPEN_6X6);
 }
 
@@ -764,17 +766,13 @@ fn frontier_checkpoints_are_checked() {
             path_str(&ck).to_string(),
         ]
     };
-    let mut child = knights()
-        .args(args("6x6"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let six: Vec<String> = args("6x6");
+    let six: Vec<&str> = six.iter().map(String::as_str).collect();
+    let mut child = spawn_paced(&six, 1);
     if wait_for_mark(&mut child, &ck, None).is_none() {
         panic!("finished before a checkpoint was seen");
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_9(child);
     // the saved stage: the layers in progress, or the split the pieces start from
     let stage = [".layers", ".split"]
         .into_iter()
@@ -1079,10 +1077,10 @@ fn status_describes_checkpoints_of_every_kind() {
 
     // a DFS count stopped mid-way: pieces left, and a time left from its records
     let mid = dir.path().join("mid.ckpt");
-    let mut child = spawn(&dfs_5x8_with(&mid));
+    let mut child = spawn_paced(&dfs_5x8_with(&mid), 500);
     assert!(wait_for_records(&mut child, &mid, 500), "finished too soon");
     signal(&child, "-TERM");
-    child.wait().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
     let v = status_json(&mid);
     assert_eq!(v["complete"], false);
     let done = v["pieces_done"].as_u64().unwrap();
@@ -1091,19 +1089,18 @@ fn status_describes_checkpoints_of_every_kind() {
 
     // a frontier count while it runs: its lock, its process and its stage
     let fr = dir.path().join("frontier.ckpt");
-    let mut child = spawn(&frontier_6x6(&fr));
-    let running = wait_for_mark(&mut child, &fr, None).map(|_| status_json(&fr));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    if let Some(v) = running {
-        assert_eq!(v["running"], true, "{v}");
-        assert_eq!(v["pid"], child.id());
-        assert!(
-            v["stage"]["phase"].is_string() || v["split"].is_object(),
-            "{v}"
-        );
-        assert_eq!(v["board"], "6x6");
-    }
+    let mut child = spawn_paced(&frontier_6x6(&fr), 1);
+    wait_for_mark(&mut child, &fr, None).expect("ended before its status was read");
+    let v = status_json(&fr);
+    let pid = child.id();
+    kill_9(child);
+    assert_eq!(v["running"], true, "{v}");
+    assert_eq!(v["pid"], pid);
+    assert!(
+        v["stage"]["phase"].is_string() || v["split"].is_object(),
+        "{v}"
+    );
+    assert_eq!(v["board"], "6x6");
     let v = status_json(&fr);
     assert_eq!(
         v["running"], false,
@@ -1439,15 +1436,12 @@ fn a_count_through_disk_killed_mid_way_resumes_exactly_and_cleans_its_folder() {
         "--checkpoint",
         path_str(&ck),
     ];
-    let mut child = spawn(&args);
+    let mut child = spawn_paced(&args, 2);
     assert!(
         wait_for_records(&mut child, &ck, 2),
         "the count ended before it was killed"
     );
-    child.kill().unwrap(); // SIGKILL
-    let status = child.wait().unwrap();
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(status.signal(), Some(9), "the count was killed: {status:?}");
+    kill_9(child);
     let kept = records(&ck);
     assert!(kept >= 2, "{kept} pieces recorded");
     let v = finish(&args);
@@ -1505,13 +1499,12 @@ fn a_tree_count_killed_mid_way_resumes_to_the_exact_count() {
         "--checkpoint",
         path_str(&ck),
     ];
-    let mut child = spawn(&args);
+    let mut child = spawn_paced(&args, 2);
     assert!(
         wait_for_records(&mut child, &ck, 2),
         "the count ended before it was killed"
     );
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_9(child);
     let kept = records(&ck);
     assert!(kept >= 2, "{kept} pieces recorded");
     let v = finish(&args);
@@ -1559,17 +1552,20 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
         "--progress",
         "none",
     ];
-    let mut child = spawn(&args);
+    // paced past its second ledger record (a record is two saves: the checkpoint's line, the
+    // ledger's file), so that it is killed running with two pieces kept
+    let mut child = spawn_paced(&args, 4);
     let t0 = Instant::now();
-    while ledger_files(&led).len() < 2 && child.try_wait().unwrap().is_none() {
-        assert!(t0.elapsed() < Duration::from_secs(120), "no ledger record");
+    while ledger_files(&led).len() < 2 {
+        assert!(child.try_wait().unwrap().is_none(), "ended before the kill");
+        assert!(t0.elapsed() < HANG, "no ledger record");
         sleep(Duration::from_millis(5));
     }
-    let killed = child.try_wait().unwrap().is_none();
-    if killed {
-        signal(&child, "-9");
-    }
-    child.wait().unwrap();
+    kill_9(child);
+    assert!(
+        ledger_files(&led).len() < 9,
+        "every piece was counted before the kill"
+    );
     let v = finish(&args);
     assert_eq!(v["directed"], OPEN_7X6);
     let files = ledger_files(&led);
@@ -1607,37 +1603,24 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     assert_eq!(s["directed"], OPEN_7X6);
     assert_eq!(s["ledger"]["pieces_left"], 0);
     assert_eq!(s["ledger"]["records_with_figures"], 9);
-    // without pieces 7 and 8, each left is projected at the mean of its class (the digit
-    // tree's 9 pieces: classes 0 1 0 1 2 1 0 1 0, the ones among a piece's two digits)
+    // without pieces 7 and 8, each left is projected at the mean of its class: the rule is
+    // tested on recorded figures next to it (`frontier::pieces`); here, that status reads the
+    // records' figures and projects both ways (their values are this machine's)
     let part = dir.path().join("part");
     fs::create_dir(&part).unwrap();
-    let mut cpu = Vec::new();
     for f in &files[..7] {
         fs::copy(f, part.join(Path::new(f).file_name().unwrap())).unwrap();
-        let text = fs::read_to_string(f).unwrap();
-        let record = text.lines().nth(HEADER_LINES).unwrap();
-        let secs: f64 = record
-            .split(' ')
-            .find_map(|kv| kv.strip_prefix("cpu_s="))
-            .unwrap()
-            .parse()
-            .unwrap();
-        cpu.push(secs);
     }
     let s = status_json(&part);
     assert_eq!(s["ledger"]["pieces_left"], 2, "{s}");
-    let by_class = s["ledger"]["projected_seconds_left_by_class"]
-        .as_f64()
-        .unwrap();
-    let plain = s["ledger"]["projected_seconds_left"].as_f64().unwrap();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    // both divide by this machine's cores: compare their ratio
-    let want = mean(&[cpu[1], cpu[3], cpu[5]]) + mean(&[cpu[0], cpu[2], cpu[6]]);
-    let want_plain = 2.0 * mean(&cpu);
-    assert!(
-        (by_class * want_plain - plain * want).abs() <= 1e-9 * (plain * want).max(1e-9),
-        "by class {by_class}, plain {plain}, from {cpu:?}"
-    );
+    assert_eq!(s["ledger"]["records_with_figures"], 7, "{s}");
+    for key in ["projected_seconds_left_by_class", "projected_seconds_left"] {
+        let secs = s["ledger"][key].as_f64();
+        assert!(
+            secs.is_some_and(|x| x.is_finite() && x >= 0.0),
+            "{key}: {s}"
+        );
+    }
     let out = knights()
         .args(["status", path_str(&part)])
         .output()

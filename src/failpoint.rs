@@ -1,0 +1,28 @@
+//! Fail points: places in the code where a test can make the process pause or fail on purpose,
+//! set by the environment variable `KNIGHTS_FAILPOINTS` (the `fail` crate's syntax,
+//! `NAME=ACTIONS;NAME=ACTIONS`). A test that kills a count mid-way must know that the count was
+//! still running when it was killed: `saved=100*off->sleep(60000)` lets the first 100 saves pass
+//! and then holds the count after each save, however fast the machine, so the kill always finds
+//! it running and its files at a known point. Unset, every fail point does nothing.
+//!
+//! The fail points:
+//! - `saved`: just after a count made something durable (a checkpoint record, a file replaced
+//!   atomically, a leaf of a piece recorded).
+
+/// The environment variable that sets the fail points.
+pub const ENV: &str = "KNIGHTS_FAILPOINTS";
+
+/// Sets the fail points `KNIGHTS_FAILPOINTS` names; an error names the entry it cannot read.
+pub fn configure_from_env() -> Result<(), String> {
+    let Some(v) = std::env::var_os(ENV) else {
+        return Ok(());
+    };
+    let v = v.to_string_lossy();
+    for entry in v.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let (name, actions) = entry.split_once('=').ok_or_else(|| {
+            format!("{ENV}: '{entry}' is not NAME=ACTIONS (for example saved=10*off->sleep(1000))")
+        })?;
+        fail::cfg(name.trim(), actions.trim()).map_err(|e| format!("{ENV}: '{entry}': {e}"))?;
+    }
+    Ok(())
+}
