@@ -152,6 +152,15 @@ pub enum EngineArg {
     Naive,
 }
 
+/// Which way the frontier engine walks the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WindowArg {
+    /// Along the long side, the window across the short one.
+    Narrow,
+    /// Along the short side, the window across the long one.
+    Wide,
+}
+
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// The board, ROWSxCOLS (e.g. 6x6, 7x7, 3x100): up to 64 squares for the dfs engine, any
@@ -184,6 +193,11 @@ pub struct CountArgs {
     /// Search every start square instead of one per symmetry orbit (a cross-check).
     #[arg(long)]
     pub no_symmetry: bool,
+    /// The frontier engine's window: `narrow` walks the long side with a window across the
+    /// short one (always the faster); `wide` walks the short side with a window across the long
+    /// one, a second way to the same count (for checks: 8x5 wide runs the 8-wide engine).
+    #[arg(long, value_enum, default_value_t = WindowArg::Narrow)]
+    pub window: WindowArg,
     /// Start even when the estimate says the count is out of reach (over 30 days, or frontier
     /// tables past --max-memory).
     #[arg(long)]

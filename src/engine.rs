@@ -35,6 +35,10 @@ pub struct CountSpec {
     pub symmetry: bool,
     /// Keep the counts of every start square (open tours only).
     pub per_square: bool,
+    /// Walk the board along its short side, with a window as wide as the long side (the
+    /// frontier engine only): far larger tables, the same count. A second way to every count,
+    /// for tests and comparisons: it reaches the 8-wide engine from boards of 8 by 5 to 7.
+    pub wide: bool,
 }
 
 /// A count request as an engine sees it.

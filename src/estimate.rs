@@ -239,6 +239,7 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
         to: None,
         symmetry: true,
         per_square: false,
+        wide: false,
     };
     if !board.is_small() {
         return Err(Error::TooLarge {

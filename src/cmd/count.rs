@@ -12,7 +12,7 @@ use knights::count::{CountSpec, Engine};
 use super::on_board;
 use crate::progress::{self, Progress};
 use crate::{EXIT_INTERRUPTED, emit};
-use knights::cli::{CountArgs, EngineArg, ProgressArg};
+use knights::cli::{CountArgs, EngineArg, ProgressArg, WindowArg};
 
 /// The signals that stop a count: Ctrl-C, `kill` and a closed terminal.
 #[cfg(unix)]
@@ -51,6 +51,7 @@ fn job_of(a: &CountArgs) -> Result<Job> {
         to: on_board(board, a.to, "--to")?,
         symmetry: !a.no_symmetry,
         per_square: a.per_square,
+        wide: a.window == WindowArg::Wide,
     };
     let engine = match a.engine {
         EngineArg::Auto => Engine::Auto,

@@ -155,6 +155,9 @@ pub struct RunId {
     pub to: Option<String>,
     pub symmetry: bool,
     pub per_square: bool,
+    /// The frontier engine walked the short side (`--window wide`); a header says so only then,
+    /// so that the files of every other run read as they always did.
+    pub wide: bool,
     pub engine: String,
     /// The unit target the plan was split with.
     pub split: usize,
@@ -187,6 +190,7 @@ impl RunId {
             to: spec.to.map(|s| board.name(s)),
             symmetry: spec.symmetry,
             per_square: spec.per_square,
+            wide: spec.wide,
             engine: engine.to_string(),
             split,
             units,
@@ -207,12 +211,21 @@ impl RunId {
                 to: square(&self.to)?,
                 symmetry: self.symmetry,
                 per_square: self.per_square,
+                wide: self.wide,
             },
         ))
     }
 
-    /// The header fields in file order.
+    /// The header fields in file order: [`RunId::compared`] less a narrow window, which a
+    /// header does not say (the files of runs before windows had a name read as they did).
     fn fields(&self) -> Vec<(&'static str, String)> {
+        let mut fields = self.compared();
+        fields.retain(|(k, v)| !(*k == "window" && v == "narrow"));
+        fields
+    }
+
+    /// Every field that tells runs apart, the window included, in file order.
+    fn compared(&self) -> Vec<(&'static str, String)> {
         let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
         let sq = |s: &Option<String>| s.clone().unwrap_or_else(|| "-".into());
         vec![
@@ -224,6 +237,7 @@ impl RunId {
             ("to", sq(&self.to)),
             ("symmetry", yes(self.symmetry)),
             ("per-square", yes(self.per_square)),
+            ("window", if self.wide { "wide" } else { "narrow" }.into()),
             ("engine", self.engine.clone()),
             ("split", self.split.to_string()),
             ("units", self.units.to_string()),
@@ -271,6 +285,11 @@ impl RunId {
             to: sq("to")?,
             symmetry: yes("symmetry")?,
             per_square: yes("per-square")?,
+            wide: match map.get("window").map(String::as_str) {
+                None | Some("narrow") => false,
+                Some("wide") => true,
+                Some(v) => return Err(bad("window", v)),
+            },
             engine: get("engine")?,
             split: num("split")?,
             units: num("units")?,
@@ -303,9 +322,9 @@ impl RunId {
         other: &RunId,
         with_shard: bool,
     ) -> Option<(&'static str, String, String)> {
-        self.fields()
+        self.compared()
             .into_iter()
-            .zip(other.fields())
+            .zip(other.compared())
             .find(|((k, a), (_, b))| a != b && (with_shard || *k != "shard"))
             .map(|((k, a), (_, b))| (k, a, b))
     }
@@ -316,9 +335,9 @@ impl RunId {
     /// which only the engine knows once it has started).
     #[must_use]
     pub fn differs_in_request(&self, other: &RunId) -> Option<(&'static str, String, String)> {
-        self.fields()
+        self.compared()
             .into_iter()
-            .zip(other.fields())
+            .zip(other.compared())
             .find(|((k, a), (_, b))| a != b && !["split", "units", "fingerprint"].contains(k))
             .map(|((k, a), (_, b))| (k, a, b))
     }

@@ -236,6 +236,10 @@ pub fn piece_name(engine: Engine) -> &'static str {
 /// 0.3 s against the DFS's 0.9 s and 2.5 s).
 #[must_use]
 pub fn choose(board: Board, piece: &Piece, spec: &CountSpec) -> Engine {
+    if spec.wide {
+        // the frontier engine's walk alone has a window to widen
+        return Engine::Frontier;
+    }
     let frontier_ok = frontier::supports(board, piece, spec).is_ok();
     if spec.per_square || (board.squares() <= 30 && board.is_small()) || !frontier_ok {
         return Engine::Dfs;
@@ -298,6 +302,16 @@ pub fn check(job: &Job, engine: Engine) -> Result<(), Error> {
         return Err(Error::Invalid(
             "--per-square counts open tours from every square; it cannot be combined with --closed, --from or --to".into(),
         ));
+    }
+    if spec.wide && engine != Engine::Frontier {
+        return Err(Error::Invalid(format!(
+            "--window wide is the frontier engine's way to walk the board; the {} engine has no window: drop --window or use --engine frontier",
+            if engine == Engine::Naive {
+                "naive"
+            } else {
+                "dfs"
+            }
+        )));
     }
     match engine {
         Engine::Frontier => {

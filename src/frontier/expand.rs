@@ -420,7 +420,7 @@ mod tests {
         let mut compared = 0;
         for (rows, cols, closed) in [(5, 6, false), (5, 5, false), (4, 7, false), (6, 5, true)] {
             let board = Board::new(rows, cols).unwrap();
-            let walk = Walk::new(board, &knight);
+            let walk = Walk::new(board, &knight, false);
             let rules = Rules {
                 ends_on_majority: !closed && walk.ends_on_majority(),
                 ends_differ: !closed && walk.ends_differ(),

@@ -7,12 +7,13 @@ use crate::piece::Piece;
 
 use super::state::{Key, Perm};
 
-/// The walk: square `(x, y)` of the long side `x` and the short side `y` is number `x * w + y`.
+/// The walk: square `(x, y)` of the long side `x` and the short side `y` is number `x * w + y`
+/// (the sides the other way round in a wide walk).
 #[derive(Clone, Debug)]
 pub(crate) struct Walk {
-    /// The short side.
+    /// The short side (the long one in a wide walk): the window's side.
     pub(crate) w: u32,
-    /// The long side.
+    /// The long side (the short one in a wide walk): the side walked.
     pub(crate) len: u32,
     /// The long side runs along the board's ranks (rows), so `x` is the row.
     pub(crate) along_rows: bool,
@@ -27,8 +28,10 @@ pub(crate) struct Walk {
 }
 
 impl Walk {
-    pub(crate) fn new(board: Board, piece: &Piece) -> Walk {
-        let along_rows = board.rows > board.cols;
+    /// The walk along the long side (`wide` false), or along the short side with the window
+    /// across the long one (`wide`: see [`crate::engine::CountSpec::wide`]).
+    pub(crate) fn new(board: Board, piece: &Piece, wide: bool) -> Walk {
+        let along_rows = (board.rows > board.cols) != (wide && board.rows != board.cols);
         let (w, len) = if along_rows {
             (board.cols, board.rows)
         } else {
@@ -390,7 +393,7 @@ mod tests {
     /// An open count walked square by square over a plain map (no mirror, no cut): the tours
     /// it finds and the states its layers held in all.
     fn walk_open(board: Board, piece: &Piece, rules: &Rules) -> (u64, u64) {
-        let walk = Walk::new(board, piece);
+        let walk = Walk::new(board, piece, false);
         let steps = steps::<u64>(&walk, rules, 0, walk.n);
         let mut layer = HashMap::from([(0u64, 1u64)]);
         let (mut tours, mut states) = (0, 0);
@@ -419,7 +422,7 @@ mod tests {
             (6, 6, false),
         ] {
             let board = Board::new(rows, cols).unwrap();
-            let walk = Walk::new(board, &knight);
+            let walk = Walk::new(board, &knight, false);
             assert_eq!(walk.ends_on_majority(), odd, "{board}");
             assert_eq!(walk.ends_differ(), !odd, "{board}");
             let plain = walk_open(board, &knight, &Rules::default());
@@ -441,7 +444,7 @@ mod tests {
             );
         }
         // a piece whose moves keep the colour (the camel) has no such rule
-        let camel = Walk::new(Board::new(5, 5).unwrap(), &"camel".parse().unwrap());
+        let camel = Walk::new(Board::new(5, 5).unwrap(), &"camel".parse().unwrap(), false);
         assert!(!camel.ends_on_majority() && !camel.ends_differ());
     }
 }

@@ -87,13 +87,19 @@ pub enum Method {
 }
 
 /// Whether the frontier engine can count this request: its window must fit.
-pub fn supports(board: Board, piece: &Piece, _spec: &CountSpec) -> Result<(), Error> {
-    let walk = Walk::new(board, piece);
+pub fn supports(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), Error> {
+    let walk = Walk::new(board, piece, spec.wide);
     let window = walk.window();
     if window > MAX_WINDOW {
         return Err(Error::Invalid(format!(
-            "the frontier engine cannot count the {piece} on {board}: walking the long side, a square's farthest neighbour comes {} squares later, a window of {window} squares; it handles windows of up to {MAX_WINDOW} (for the knight, a short side of up to 12)",
-            window - 1
+            "the frontier engine cannot count the {piece} on {board}: walking the {} side, a square's farthest neighbour comes {} squares later, a window of {window} squares; it handles windows of up to {MAX_WINDOW} (for the knight, a side across of up to 12{})",
+            if spec.wide { "short" } else { "long" },
+            window - 1,
+            if spec.wide {
+                "; --window narrow walks the long side"
+            } else {
+                ""
+            }
         )));
     }
     Ok(())
@@ -104,7 +110,7 @@ pub fn supports(board: Board, piece: &Piece, _spec: &CountSpec) -> Result<(), Er
 #[must_use]
 pub fn splits(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
     supports(board, piece, spec).is_ok()
-        && auto_cut(&Walk::new(board, piece), symmetric(spec)).is_some()
+        && auto_cut(&Walk::new(board, piece, spec.wide), symmetric(spec)).is_some()
 }
 
 /// Whether a count's tours have fixed ends, so that each is counted once with its direction.
@@ -147,7 +153,7 @@ pub fn profile(
 ) -> Result<Vec<(u32, u64)>, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece);
+    let walk = Walk::new(board, piece, spec.wide);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states)))
@@ -164,7 +170,7 @@ pub fn profile_squares(
 ) -> Result<Vec<u64>, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece);
+    let walk = Walk::new(board, piece, spec.wide);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.squares(max_states, false)))
@@ -260,7 +266,7 @@ fn read_cost<K: Key>() -> f64 {
 pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece);
+    let walk = Walk::new(board, piece, spec.wide);
     // under the default bound, as `knights count` prints it: the bound sets what waits on disk
     let limits = Limits {
         max_memory: crate::engine::default_max_memory(),
@@ -382,7 +388,7 @@ impl CountEngine for Frontier {
     ) -> Result<Count, RunError> {
         let spec = req.spec;
         let t: BigUint = counts.values().sum();
-        let walk = Walk::new(req.board, req.piece);
+        let walk = Walk::new(req.board, req.piece, req.spec.wide);
         let (directed, undirected) = if fixed(spec) || (!spec.closed && walk.n == 1) {
             (t.clone(), t)
         } else {
@@ -429,7 +435,7 @@ fn run_method(
     host: &dyn Host,
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
-    let walk = Walk::new(req.board, req.piece);
+    let walk = Walk::new(req.board, req.piece, req.spec.wide);
     let floor = sizes::min_bound(walk.window(), walk.key_bytes());
     if limits.max_memory < floor {
         return Err(Error::Invalid(format!(
@@ -705,6 +711,11 @@ impl<'a, K: Key> Run<'a, K> {
                 ),
             ],
         };
+        // (a narrow walk's name is what it always was: the files of earlier runs stay its own)
+        let mut name = name;
+        if spec.wide {
+            name.fields.push(("window", "wide".to_string()));
+        }
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
         let (window, key_bytes) = (walk.window(), walk.key_bytes());

@@ -1201,4 +1201,52 @@ mod tests {
             [1, 0, 0]
         );
     }
+
+    /// Counts past 2^64 on the 8-wide engine's tables (u128 keys of 9 bytes, two limbs): sums
+    /// from many threads carry into the high limb exactly, a layer widened from one limb keeps
+    /// its counts, and the sums go through disk and back to big integers unchanged.
+    #[test]
+    fn eight_wide_counts_past_two_to_the_64_add_exactly() {
+        let shape = Shape { key: 9, limbs: 2 };
+        // keys with slots set in the ninth byte, as an 18-slot window's are
+        let key = |i: u64| (0xAu128 << 68) | (u128::from(i) << 8);
+        let b: Builder<u128> = Builder::new(0, shape, 0, Bound::NONE, None);
+        (0..8u64).into_par_iter().for_each(|t| {
+            let mut batch = Batch::new(&b);
+            let c = limbs(&[u64::MAX - t, t]);
+            for i in 0..1000u64 {
+                batch.push(key(i % 10), Limbs::of(&c));
+            }
+        });
+        let layer = b.finish().unwrap();
+        assert_eq!(layer.len(), 10);
+        // each key gets 100 pushes from each thread t, of (2^64 - 1 - t) + t * 2^64
+        let want: u128 = (0..8u128)
+            .map(|t| 100 * ((u128::from(u64::MAX) - t) + (t << 64)))
+            .sum();
+        let got = |l: &Layer<u128>, k: u128| {
+            let w: Vec<u64> = l.get(k).unwrap().words().collect();
+            u128::from(w[0]) | u128::from(w[1]) << 64
+        };
+        assert!(want > u128::from(u64::MAX) * 100);
+        for i in 0..10 {
+            assert_eq!(got(&layer, key(i)), want, "key {i}");
+        }
+        // a one-limb layer widened to two keeps its counts and carries past 2^64 after
+        let mut one = Layer::<u128>::empty(Shape { key: 9, limbs: 1 });
+        one.insert(key(3), &[u64::MAX]);
+        let mut two = one.widened(2);
+        two.insert(key(3), &[1, 0]);
+        assert_eq!(got(&two, key(3)), 1u128 << 64);
+        // through disk and to a big integer
+        let dir = tempfile::tempdir().unwrap();
+        let spilled = layer
+            .spill(&Scratch::new(dir.path().to_path_buf()))
+            .unwrap();
+        let mut sum = BigUint::ZERO;
+        Src::Disk(&std::sync::Arc::new(spilled))
+            .each(|_, c| sum += big_words(&c.words().collect::<Vec<_>>()))
+            .unwrap();
+        assert_eq!(sum, BigUint::from(want) * 10u32);
+    }
 }

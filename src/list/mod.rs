@@ -82,6 +82,7 @@ impl ListOptions {
             // weighting (a path counted twice for its image) is not a listing
             symmetry: !self.closed,
             per_square: false,
+            wide: false,
         }
     }
 }

@@ -51,7 +51,7 @@ impl Draw for Empty {
 
 /// The largest window the layers handle (the frontier engine's).
 fn window(board: Board, piece: &Piece) -> u32 {
-    Walk::new(board, piece).window()
+    Walk::new(board, piece, false).window()
 }
 
 /// Whether the frontier layers can hold this board at all.
@@ -164,7 +164,7 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
             crate::frontier::MAX_WINDOW
         ));
     }
-    let walk = Walk::new(board, piece);
+    let walk = Walk::new(board, piece, false);
     if walk.window() <= u64::SLOTS {
         build_k::<u64>(board, walk, req)
     } else {

@@ -544,6 +544,7 @@ fn exact_engine(
             from: req.from,
             symmetry: true,
             per_square: false,
+            wide: false,
             to: None,
         };
         let plan = crate::count::Plan::new(board, piece, &spec);

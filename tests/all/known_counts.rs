@@ -91,7 +91,7 @@ fn check(row: &Row) -> Result<(), String> {
         from: sq(&row.from),
         to: sq(&row.to),
         symmetry: true,
-        per_square: false,
+        ..CountSpec::default()
     };
     let c = count::count(b, &row.piece, &spec, Engine::Auto)
         .map_err(|e| format!("line {}: {e}", row.line))?;
@@ -219,6 +219,61 @@ fn fast_rows_by_pieces_and_shards() {
 #[ignore = "slow: minutes; run with --ignored"]
 fn slow_rows_by_pieces_and_shards() {
     assert!(run_tier_by_pieces("slow") > 0);
+}
+
+/// Counts the rows of `boards` (kind `closed`, both figures) with the frontier engine walking the
+/// short side, its window across the long one (`CountSpec::wide`): on boards 8 long, the 8-wide
+/// engine (u128 keys, a window past the 16 slots of a u64), which no narrow count short of 8x8
+/// reaches. The known answers are the file's rows.
+fn check_wide(boards: &[(&str, bool)]) {
+    let rows = rows();
+    for &(name, closed) in boards {
+        let b: Board = name.parse().unwrap();
+        let spec = CountSpec {
+            closed,
+            symmetry: true,
+            wide: true,
+            ..CountSpec::default()
+        };
+        let c = count::count(b, &Piece::knight(), &spec, Engine::Frontier)
+            .unwrap_or_else(|e| panic!("{name} closed={closed}: {e}"));
+        let window = c.peak.as_ref().map(|p| p.window);
+        assert!(window.is_some_and(|w| w > 16), "{name}: window {window:?}");
+        let mut checked = 0;
+        for r in rows.iter().filter(|r| {
+            (r.board == b || (r.board.rows, r.board.cols) == (b.cols, b.rows))
+                && r.closed == closed
+                && r.from.is_none()
+                && r.to.is_none()
+                && r.piece == Piece::knight()
+        }) {
+            let got = if r.directed {
+                &c.directed
+            } else {
+                &c.undirected
+            };
+            assert_eq!(*got, r.count, "line {}: {name} by the wide window", r.line);
+            checked += 1;
+        }
+        // the board and its transpose, directed and undirected, where the file has them
+        assert!(
+            checked >= 2,
+            "{name} closed={closed}: {checked} rows in the data file"
+        );
+    }
+}
+
+/// 5x8 and 6x8 closed by the 8-wide engine, in seconds.
+#[test]
+fn the_eight_wide_engine_counts_known_boards() {
+    check_wide(&[("5x8", true), ("6x8", true)]);
+}
+
+/// 5x8 open (half a minute) and 7x8 closed (minutes) by the 8-wide engine.
+#[test]
+#[ignore = "slow: minutes; run with --ignored"]
+fn the_eight_wide_engine_counts_known_boards_slowly() {
+    check_wide(&[("5x8", false), ("7x8", true)]);
 }
 
 /// rows, cols, piece, closed, from, to, directed

@@ -401,6 +401,44 @@ fn a_checkpoint_of_another_run_is_refused() {
     }
 }
 
+/// A count walked the wide way (`--window wide`, its pieces cut across the other side) is
+/// another run than the narrow one: neither resumes the other's checkpoint, and the field that
+/// differs is named. Only the frontier engine has a window.
+#[test]
+fn a_wide_walk_and_a_narrow_one_keep_their_checkpoints_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    for (first, second) in [("wide", "narrow"), ("narrow", "wide")] {
+        let ck = dir.path().join(format!("{first}.ckpt"));
+        let args = |window: &'static str| {
+            let mut a = vec!["count", "5x8", "--closed", "--engine", "frontier"];
+            a.extend(["--window", window, "--checkpoint", path_str(&ck)]);
+            a
+        };
+        assert_eq!(finish(&args(first))["undirected"], 44_202);
+        let out = knights().args(args(second)).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("different run") && err.contains(&format!("its window is {first}")),
+            "{err}"
+        );
+        // the run it belongs to still reads it
+        assert_eq!(finish(&args(first))["undirected"], 44_202);
+    }
+    for engine in ["dfs", "naive"] {
+        let out = knights()
+            .args(["count", "5x6", "--window", "wide", "--engine", engine])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--window wide") && err.contains(engine),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn shards_run_as_separate_processes_merge_to_the_total() {
     let dir = tempfile::tempdir().unwrap();
