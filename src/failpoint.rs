@@ -8,6 +8,8 @@
 //! The fail points:
 //! - `saved`: just after a count made something durable (a checkpoint record, a file replaced
 //!   atomically, a leaf of a piece recorded).
+//! - `scratch-free`: the free space of the scratch folder, `return(BYTES)` (a refusal for want
+//!   of disk, tested the same on a machine with any disk).
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";

@@ -1036,7 +1036,7 @@ impl<'a, K: Key> Run<'a, K> {
             // a layer read from disk, the next written as runs, and their sum: three of the
             // largest layer at the most
             disk: if spills { 3.0 * r.states * entry } else { 0.0 },
-            free: fs4::available_space(&dir).ok(),
+            free: scratch_free(&dir),
             dir,
         }
     }
@@ -1259,6 +1259,14 @@ impl<'a, K: Key> Run<'a, K> {
         }
         .into()
     }
+}
+
+/// The free space of the scratch folder `dir`; the fail point `scratch-free` sets it for tests
+/// (`KNIGHTS_FAILPOINTS=scratch-free=return(BYTES)`), so that a refusal for want of disk is the
+/// same on a machine with any disk.
+fn scratch_free(dir: &Path) -> Option<u64> {
+    fail::fail_point!("scratch-free", |bytes| bytes.and_then(|b| b.parse().ok()));
+    fs4::available_space(dir).ok()
 }
 
 /// The folder where a count's tables go when they pass the bound: `--scratch`, else the

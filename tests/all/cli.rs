@@ -860,9 +860,14 @@ fn count_suggests_estimate_when_out_of_reach() {
     assert!(err.contains("--checkpoint FILE"), "{err}");
     // under a bound below the tree's projected peak (15 GiB) but above what it cannot cut (the
     // forward walk's last table, about 6 GiB) the count is in reach, its memory the bound's:
-    // only the checkpoint is missing (8x8 open was counted under 10G)
-    let err = fails_fast(
+    // only the checkpoint is missing (8x8 open was counted under 10G; the scratch folder given
+    // 10 TB free, so that a small disk does not refuse it first)
+    let err = fails_fast_env(
         &["count", "8x8", "--max-memory", "10G", "--threads", "2"],
+        &[(
+            knights::failpoint::ENV,
+            "scratch-free=return(10000000000000)",
+        )],
         None,
         2,
     );
@@ -888,29 +893,36 @@ fn counts_far_past_the_bound_are_refused_before_they_start() {
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert!(left.is_empty(), "{left:?}");
     }
-    // 10x10 closed needs about a TiB of disk past the bound, more than a scratch folder here
-    // has: what it needs is named, the disk and the time
+    // 10x10 closed needs about a TiB of disk past the bound, more than a scratch folder of
+    // 100 GB free has (set by a fail point, so that the refusal is the same on a machine with
+    // any disk; two threads, so that its time is the same with any cores): what it needs is
+    // named, the disk and the time
     let scratch = dir.path().to_str().unwrap();
-    let err = fails_fast(
+    let err = fails_fast_env(
         &[
             "count",
             "10x10",
             "--closed",
             "--max-memory",
             "4G",
+            "--threads",
+            "2",
             "--scratch",
             scratch,
         ],
+        &[(knights::failpoint::ENV, "scratch-free=return(100000000000)")],
         None,
         2,
     );
+    assert!(err.contains("93.1 GiB free"), "{err}");
     assert!(err.contains("TiB of disk"), "{err}");
     assert!(err.contains("TiB of tables projected"), "{err}");
     assert!(err.contains("4.0 GiB"), "{err}");
     assert!(err.contains("--scratch DIR"), "{err}");
     // 8x10 closed under 4G once stopped making its roots; its tables now go through disk past
-    // the bound, and it is in reach: only the checkpoint of a count of hours is asked for
-    let err = fails_fast(
+    // the bound, and it is in reach: only the checkpoint of a count of hours is asked for (the
+    // scratch folder given 10 TB free, so that a small disk does not refuse it first)
+    let err = fails_fast_env(
         &[
             "count",
             "8x10",
@@ -920,6 +932,10 @@ fn counts_far_past_the_bound_are_refused_before_they_start() {
             "--threads",
             "2",
         ],
+        &[(
+            knights::failpoint::ENV,
+            "scratch-free=return(10000000000000)",
+        )],
         None,
         2,
     );
@@ -935,6 +951,11 @@ const HANG_SECS: u64 = 300;
 /// Runs `knights ARGS` with standard input from the file `stdin` (none: empty), expecting exit
 /// `code` and one line on stderr (it is killed as hung past [`HANG_SECS`]); returns stderr.
 fn fails_fast(args: &[&str], stdin: Option<&str>, code: i32) -> String {
+    fails_fast_env(args, &[], stdin, code)
+}
+
+/// [`fails_fast`] with the variables `env` set.
+fn fails_fast_env(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>, code: i32) -> String {
     let secs = HANG_SECS;
     use assert_cmd::cargo::CommandCargoExt;
     use std::process::Stdio;
@@ -943,6 +964,7 @@ fn fails_fast(args: &[&str], stdin: Option<&str>, code: i32) -> String {
     let mut child = std::process::Command::cargo_bin("knights")
         .unwrap()
         .args(args)
+        .envs(env.iter().copied())
         .stdin(input)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
