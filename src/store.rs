@@ -107,7 +107,8 @@ fn kept_beside(checkpoint: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// The files of a run with `checkpoint` that are there now: see [`kept_beside`].
+/// The files of a run with `checkpoint` that are there now: the file itself and those kept
+/// beside it (`FILE.layers`, `FILE.split`, … and their temporaries).
 #[must_use]
 pub fn run_files(checkpoint: &Path) -> Vec<PathBuf> {
     kept_beside(checkpoint)

@@ -341,7 +341,8 @@ pub struct Loaded {
     pub times: BTreeMap<usize, u64>,
     /// Lines dropped because their checksum failed or they were cut short.
     pub damaged: usize,
-    /// Whether the file is a ledger record ([`LEDGER_MAGIC`]) rather than a run's own log.
+    /// Whether the file is a ledger record (first line `knights-ledger 1`) rather than a run's own
+    /// log.
     pub ledger: bool,
     /// The `key=value` notes of each unit's record, where it has any (ledger records do).
     pub notes: BTreeMap<usize, Notes>,

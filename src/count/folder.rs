@@ -118,7 +118,7 @@ impl Status {
         self.cpu.values().copied().fold(0.0, f64::max)
     }
 
-    /// The mean CPU seconds of the [`RECENT`] highest-numbered records: the pieces next to
+    /// The mean CPU seconds of the ten (`RECENT`) highest-numbered records: the pieces next to
     /// those left, where the pieces' cost moves with their digits (8x8 open: 5 s to 20 minutes).
     #[must_use]
     pub fn recent_cpu(&self) -> Option<f64> {
