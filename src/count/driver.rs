@@ -686,17 +686,19 @@ impl Host for Runner<'_> {
         if let Some(dir) = &job.ledger {
             let super::ledger::Held {
                 done: kept,
+                from,
                 files,
                 other,
             } = super::ledger::read(dir, &id)?;
             let new = kept.keys().filter(|u| !done.contains_key(u)).count();
             for (u, c) in kept {
-                if let Some(a) = done.get(&u) {
+                if let (Some(a), Some(log)) = (done.get(&u), &job.checkpoint) {
                     if *a != c {
-                        return Err(CheckpointError::Conflict {
-                            path: dir.clone(),
+                        return Err(CheckpointError::Disagree {
                             unit: u,
+                            first: log.clone(),
                             a: a.to_string(),
+                            second: from.get(&u).cloned().unwrap_or_else(|| dir.clone()),
                             b: c.to_string(),
                         }
                         .into());
@@ -901,7 +903,8 @@ pub(crate) fn merge_read(
 ) -> Result<Merged, RunError> {
     for f in files.iter().filter(|f| f.damaged > 0) {
         obs.warn(&format!(
-            "checkpoint '{}': {} line(s) that do not check ignored (damaged, or copied from another file: each line's checksum ties it to its file's header); a piece no other file gives stays unfinished",
+            "{} '{}': {} line(s) that do not check ignored (damaged, or copied from another file: each line's checksum ties it to its file's header); a piece no other file gives stays unfinished",
+            if f.ledger { "ledger record" } else { "checkpoint" },
             f.path.display(),
             f.damaged
         ));

@@ -52,7 +52,7 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         .into());
     }
     let t0 = Instant::now();
-    let records = checkpoint::read_all(&paths)?;
+    let records = checkpoint::read_records(&paths)?;
     let merged = super::driver::merge_read(&records, &super::driver::Quiet, t0)?;
     // the figures of the records merge took (a file of another run left in the folder is not
     // this count's work)
