@@ -80,6 +80,47 @@ fn args<'a>(a: &'a [&'a dyn AsRef<std::ffi::OsStr>]) -> Vec<&'a std::ffi::OsStr>
     a.iter().map(|x| x.as_ref()).collect()
 }
 
+/// One changed digit in a ledger record's count breaks its checksum: `status DIR` names the
+/// file and its piece and exits 2 (it said "1 piece left" with exit 0), in text and in JSON.
+#[test]
+fn status_names_a_damaged_ledger_record_and_its_piece() {
+    let dir = tempfile::tempdir().unwrap();
+    let led = dir.path().join("ledger");
+    let files = ledger_5x8(&led, &[]);
+    let seventh = &files[7];
+    assert!(seventh.ends_with("piece-00007.log"), "{seventh:?}");
+    let text = fs::read_to_string(seventh).unwrap();
+    let record = text.lines().last().unwrap();
+    let count = record.split(' ').nth(1).unwrap();
+    let last = count.chars().last().unwrap();
+    let changed = format!(
+        "{}{}",
+        &count[..count.len() - 1],
+        if last == '1' { '2' } else { '1' }
+    );
+    fs::write(
+        seventh,
+        text.replace(&format!("7 {count} "), &format!("7 {changed} ")),
+    )
+    .unwrap();
+    let (out, _) = exits(&args(&[&"status", &led]), 2);
+    let damaged: Vec<&str> = out.lines().filter(|l| l.starts_with("damaged:")).collect();
+    assert_eq!(damaged.len(), 1, "{out}");
+    assert!(
+        damaged[0].contains("piece-00007.log") && damaged[0].contains("piece 7"),
+        "{out}"
+    );
+    let (json, _) = exits(&args(&[&"status", &led, &"--json"]), 2);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let d = &v["ledger"]["damaged_records"];
+    assert_eq!(d.as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(d[0]["piece"], 7);
+    assert!(d[0]["file"].as_str().unwrap().ends_with("piece-00007.log"));
+    // the same count with --ledger counts the piece again, and the ledger is whole
+    ledger_5x8(&led, &[]);
+    exits(&args(&[&"status", &led]), 0);
+}
+
 /// An empty file and a file of text in a ledger folder: named as not a ledger record (they
 /// were named "not 'knights-checkpoint 1'", the first line of the other kind), each by its
 /// path, by `status DIR`; `merge`, which may be given either kind, names both.
