@@ -61,7 +61,7 @@ use crate::board::Board;
 use crate::engine::CountSpec;
 use crate::error::Error;
 use crate::piece::Piece;
-use crate::store::{CheckpointError, read_regular, replace};
+use crate::store::{CheckpointError, beside, read_regular, replace};
 
 /// The first line of every checkpoint, with the format's version.
 const MAGIC: &str = "knights-checkpoint 1";
@@ -759,6 +759,77 @@ fn record_line(
     }
     let crc = record_crc(header_crc, &body);
     format!("{body} {crc:08x}\n")
+}
+
+/// The pieces a run left for more memory (the frontier engine's pieces that did not fit the
+/// memory bound, see [`crate::engine::Host::left`]), noted beside its checkpoint (`FILE.left`)
+/// for `knights status`: run again under the same bound, they stop again, so the advice is a
+/// larger bound, not the same command. A note, not a record: written whole, checksummed, and
+/// read only where it is intact and of the log's cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftForMemory {
+    /// The cut's fingerprint (a note of another cut is not read).
+    pub fingerprint: u64,
+    /// The memory bound the pieces did not fit, in bytes.
+    pub max_memory: u64,
+    /// The pieces, numbered from 0 as records number them.
+    pub pieces: Vec<usize>,
+}
+
+/// The first line of a [`LeftForMemory`] note.
+const LEFT_MAGIC: &str = "knights-left 1";
+
+impl LeftForMemory {
+    /// The note beside `checkpoint`.
+    #[must_use]
+    pub fn path(checkpoint: &Path) -> PathBuf {
+        beside(checkpoint, ".left")
+    }
+
+    /// Writes the note beside `checkpoint`, whole or not at all.
+    pub fn write(&self, checkpoint: &Path) -> Result<(), CheckpointError> {
+        let pieces: Vec<String> = self.pieces.iter().map(ToString::to_string).collect();
+        let mut text = format!(
+            "{LEFT_MAGIC}\nfingerprint {:016x}\nmax-memory {}\npieces {}\n",
+            self.fingerprint,
+            self.max_memory,
+            pieces.join(",")
+        );
+        text += &format!("crc {:08x}\n", crc32fast::hash(text.as_bytes()));
+        replace(&Self::path(checkpoint), text.as_bytes())
+    }
+
+    /// The note beside `checkpoint` of the cut with `fingerprint`; `None` where there is none,
+    /// or it is damaged or of another cut.
+    #[must_use]
+    pub fn read(checkpoint: &Path, fingerprint: u64) -> Option<LeftForMemory> {
+        let text = String::from_utf8(read_regular(&Self::path(checkpoint)).ok()?).ok()?;
+        let (body, crc) = text.strip_suffix('\n')?.rsplit_once("crc ")?;
+        if u32::from_str_radix(crc, 16).ok()? != crc32fast::hash(body.as_bytes()) {
+            return None;
+        }
+        let mut lines = body.lines();
+        if lines.next() != Some(LEFT_MAGIC) {
+            return None;
+        }
+        let mut field = |k: &str| lines.next()?.strip_prefix(k)?.strip_prefix(' ');
+        let fp = u64::from_str_radix(field("fingerprint")?, 16).ok()?;
+        let max_memory = field("max-memory")?.parse().ok()?;
+        let pieces = field("pieces")?
+            .split(',')
+            .map(|p| p.parse().ok())
+            .collect::<Option<Vec<usize>>>()?;
+        (fp == fingerprint).then_some(LeftForMemory {
+            fingerprint,
+            max_memory,
+            pieces,
+        })
+    }
+
+    /// Removes the note beside `checkpoint`, if any (a run that tries the pieces again).
+    pub fn clear(checkpoint: &Path) {
+        let _ = std::fs::remove_file(Self::path(checkpoint));
+    }
 }
 
 /// Shard checkpoints of one run, put together.
