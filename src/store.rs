@@ -26,10 +26,27 @@ pub enum CheckpointError {
     InUse { path: PathBuf, lock: PathBuf },
     #[error("'{}' is not a knights checkpoint: {why}", .path.display())]
     NotACheckpoint { path: PathBuf, why: String },
+    /// A file read as a count's log that is not the kind `what` names (a checkpoint, a ledger
+    /// record).
+    #[error("'{}' is not {what}: {why}", .path.display())]
+    NotALog {
+        path: PathBuf,
+        what: &'static str,
+        why: String,
+    },
     #[error("checkpoint '{}' is damaged: {why}; it cannot be trusted, delete it to count again", .path.display())]
     Damaged { path: PathBuf, why: String },
+    #[error("ledger record '{}' is damaged: {why}; it cannot be trusted: delete it, and the count's command with --ledger counts its piece again", .path.display())]
+    DamagedRecord { path: PathBuf, why: String },
     #[error("checkpoint '{}' belongs to a different run: its {field} is {file}, this run's is {run}", .path.display())]
     Mismatch {
+        path: PathBuf,
+        field: &'static str,
+        file: String,
+        run: String,
+    },
+    #[error("ledger record '{}' belongs to a different run: its {field} is {file}, this run's is {run}; give this run another folder, or move the folder's records of the other run out", .path.display())]
+    RecordMismatch {
         path: PathBuf,
         field: &'static str,
         file: String,
@@ -40,6 +57,15 @@ pub enum CheckpointError {
         path: PathBuf,
         unit: usize,
         a: String,
+        b: String,
+    },
+    /// Two files that give one piece different counts: either may be the wrong one.
+    #[error("'{}' and '{}' give piece {unit} different counts ({a} and {b}): one of them is wrong, and neither is taken; count the piece again alone (the count's command with --only {unit} and a new --checkpoint FILE, without --ledger) and delete the file whose count is not the one FILE records", .first.display(), .second.display())]
+    Disagree {
+        unit: usize,
+        first: PathBuf,
+        a: String,
+        second: PathBuf,
         b: String,
     },
     #[error("checkpoint '{}' records unit {unit}, which is not one of the units of shard {shard} of {units}", .path.display())]
@@ -107,7 +133,8 @@ fn kept_beside(checkpoint: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// The files of a run with `checkpoint` that are there now: see [`kept_beside`].
+/// The files of a run with `checkpoint` that are there now: the file itself and those kept
+/// beside it (`FILE.layers`, `FILE.split`, … and their temporaries).
 #[must_use]
 pub fn run_files(checkpoint: &Path) -> Vec<PathBuf> {
     kept_beside(checkpoint)

@@ -2,7 +2,8 @@
 //! with the exit codes and the environment added.
 
 use anyhow::{Context, Result};
-use knights::cli::{ManpageArgs, definition};
+use clap::CommandFactory;
+use knights::cli::{Cli, ManpageArgs, definition};
 
 /// The sections clap does not know: exit codes (`main`'s table) and the environment.
 const EXTRA: &str = r#".SH "EXIT STATUS"
@@ -28,16 +29,19 @@ Set to a non\-empty value, \fB\-\-color auto\fR (the default) does not colour th
 "#;
 
 pub(crate) fn run(a: &ManpageArgs) -> Result<u8> {
-    let cmd = definition();
     if let Some(dir) = &a.dir {
-        // knights.1 and knights-tour.1, knights-count.1, ...: one page a subcommand
+        // knights.1 and knights-tour.1, knights-count.1, ...: one page a subcommand. Without
+        // clap's `help` subcommand, which clap_mangen cannot leave out of a command already
+        // built: it made a page `knights-help-*.1` for every subcommand, each saying only that
+        // it prints the help of another
+        let cmd = Cli::command().disable_help_subcommand(true);
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the folder '{}'", dir.display()))?;
         clap_mangen::generate_to(cmd, dir)
             .with_context(|| format!("cannot write the manual pages into '{}'", dir.display()))?;
         return Ok(0);
     }
-    let man = clap_mangen::Man::new(cmd);
+    let man = clap_mangen::Man::new(definition());
     let mut page = Vec::new();
     man.render_title(&mut page)?;
     man.render_name_section(&mut page)?;

@@ -14,7 +14,12 @@ pub(crate) fn run(a: &StatusArgs) -> Result<u8> {
         } else {
             emit(&s.text())?;
         }
-        return Ok(0);
+        // a damaged record is said above, and never passes as exit 0
+        return Ok(if s.damaged.is_empty() {
+            0
+        } else {
+            crate::EXIT_USAGE
+        });
     }
     let s = status::status(&a.file)?;
     if a.json {

@@ -61,7 +61,7 @@ use crate::board::Board;
 use crate::engine::CountSpec;
 use crate::error::Error;
 use crate::piece::Piece;
-use crate::store::{CheckpointError, read_regular, replace};
+use crate::store::{CheckpointError, beside, read_regular, replace};
 
 /// The first line of every checkpoint, with the format's version.
 const MAGIC: &str = "knights-checkpoint 1";
@@ -246,11 +246,12 @@ impl RunId {
         ]
     }
 
-    fn from_fields(path: &Path, map: &BTreeMap<String, String>) -> Result<RunId, CheckpointError> {
-        let damaged = |why: String| CheckpointError::Damaged {
-            path: path.to_path_buf(),
-            why,
-        };
+    fn from_fields(
+        path: &Path,
+        map: &BTreeMap<String, String>,
+        ledger: bool,
+    ) -> Result<RunId, CheckpointError> {
+        let damaged = |why: String| damage(path, ledger, why);
         let get = |k: &str| {
             map.get(k)
                 .cloned()
@@ -314,19 +315,65 @@ impl RunId {
         (s, crc)
     }
 
-    /// The first field where `other` differs from `self`, as (name, ours, theirs); the shard is
-    /// compared only when `with_shard`.
+    /// The first field where `other` differs from `self`, as (what it is in words, ours,
+    /// theirs); the shard is compared only when `with_shard`. A cut that differs with the number
+    /// of shards is said as that number (the frontier engine cuts its pieces for it), and the
+    /// cut's fields as what they are (the digit tree's depth, the number of pieces), not as the
+    /// header's names.
     #[must_use]
     pub fn differs(
         &self,
         other: &RunId,
         with_shard: bool,
     ) -> Option<(&'static str, String, String)> {
-        self.compared()
+        let ((k, a), (_, b)) = self
+            .compared()
             .into_iter()
             .zip(other.compared())
-            .find(|((k, a), (_, b))| a != b && (with_shard || *k != "shard"))
-            .map(|((k, a), (_, b))| (k, a, b))
+            .find(|((k, a), (_, b))| a != b && (with_shard || *k != "shard"))?;
+        let cut = ["split", "units", "fingerprint", "shard"].contains(&k);
+        if cut && self.shard.count != other.shard.count {
+            return Some((
+                "number of shards",
+                self.shard.count.to_string(),
+                other.shard.count.to_string(),
+            ));
+        }
+        let depths = (
+            crate::frontier::depth_of_param(self.split),
+            crate::frontier::depth_of_param(other.split),
+        );
+        Some(match (k, depths) {
+            ("split", (Some(x), Some(y))) => ("digit tree's depth", x.to_string(), y.to_string()),
+            _ => (field_words(k), a, b),
+        })
+    }
+}
+
+/// A header field as a message names it.
+fn field_words(k: &'static str) -> &'static str {
+    match k {
+        "version" => "program version",
+        "kind" => "kind (open or closed)",
+        "from" => "start square (--from)",
+        "to" => "end square (--to)",
+        "symmetry" => "use of symmetry (--no-symmetry)",
+        "per-square" => "per-square count (--per-square)",
+        "window" => "frontier window (--window)",
+        "split" => "cut (its split parameter)",
+        "units" => "number of pieces",
+        "fingerprint" => "fingerprint of its cut into pieces",
+        k => k,
+    }
+}
+
+/// The error of a damaged header: a checkpoint's or a ledger record's.
+fn damage(path: &Path, ledger: bool, why: String) -> CheckpointError {
+    let path = path.to_path_buf();
+    if ledger {
+        CheckpointError::DamagedRecord { path, why }
+    } else {
+        CheckpointError::Damaged { path, why }
     }
 }
 
@@ -339,7 +386,7 @@ impl RunId {
             .into_iter()
             .zip(other.compared())
             .find(|((k, a), (_, b))| a != b && !["split", "units", "fingerprint"].contains(k))
-            .map(|((k, a), (_, b))| (k, a, b))
+            .map(|((k, a), (_, b))| (field_words(k), a, b))
     }
 }
 
@@ -360,7 +407,8 @@ pub struct Loaded {
     pub times: BTreeMap<usize, u64>,
     /// Lines dropped because their checksum failed or they were cut short.
     pub damaged: usize,
-    /// Whether the file is a ledger record ([`LEDGER_MAGIC`]) rather than a run's own log.
+    /// Whether the file is a ledger record (first line `knights-ledger 1`) rather than a run's own
+    /// log.
     pub ledger: bool,
     /// The `key=value` notes of each unit's record, where it has any (ledger records do).
     pub notes: BTreeMap<usize, Notes>,
@@ -371,31 +419,67 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Vec<Loaded>, CheckpointError> {
     paths.iter().map(|p| read(p)).collect()
 }
 
-/// Reads and checks a checkpoint. A damaged header is an error; damaged records are dropped and
-/// counted in [`Loaded::damaged`].
+/// [`read_record`] of every file in `paths`, in order: the files of a ledger folder.
+pub fn read_records(paths: &[PathBuf]) -> Result<Vec<Loaded>, CheckpointError> {
+    paths.iter().map(|p| read_record(p)).collect()
+}
+
+/// Reads and checks a checkpoint or a ledger record. A damaged header is an error; damaged
+/// records are dropped and counted in [`Loaded::damaged`].
 pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
+    read_as(path, false)
+}
+
+/// [`read`] of a file found in a ledger folder: one that is neither a checkpoint nor a ledger
+/// record is refused as not a ledger record, the kind of file a ledger folder holds.
+pub fn read_record(path: &Path) -> Result<Loaded, CheckpointError> {
+    read_as(path, true)
+}
+
+/// [`read`]; a file of neither kind is named as not a ledger record where `in_ledger`.
+fn read_as(path: &Path, in_ledger: bool) -> Result<Loaded, CheckpointError> {
     let bytes = read_regular(path)?;
-    let damaged = |why: &str| CheckpointError::Damaged {
-        path: path.into(),
-        why: why.into(),
-    };
     let mut lines = bytes.split_inclusive(|&b| b == b'\n');
     let first = lines.next();
     let Some(magic) = [MAGIC, LEDGER_MAGIC]
         .into_iter()
         .find(|m| first == Some(format!("{m}\n").as_bytes()))
     else {
-        let why =
-            if bytes.starts_with(b"knights-checkpoint") || bytes.starts_with(b"knights-ledger") {
-                "its format is not one this program reads"
-            } else {
-                "its first line is not 'knights-checkpoint 1'"
-            };
-        return Err(CheckpointError::NotACheckpoint {
-            path: path.into(),
-            why: why.into(),
+        let line = first.map(|l| String::from_utf8_lossy(l).trim_end().to_string());
+        let why = if bytes.is_empty() && in_ledger {
+            "it is empty".to_string()
+        } else if bytes.is_empty() {
+            format!("it is empty (a checkpoint begins '{MAGIC}', a ledger record '{LEDGER_MAGIC}')")
+        } else if bytes.starts_with(b"knights-checkpoint") || bytes.starts_with(b"knights-ledger") {
+            format!(
+                "its format is not one this program reads (its first line is '{}')",
+                crate::error::clip(line.as_deref().unwrap_or_default())
+            )
+        } else if in_ledger {
+            format!("its first line is not '{LEDGER_MAGIC}'")
+        } else {
+            format!(
+                "its first line is neither '{MAGIC}' (a checkpoint) nor '{LEDGER_MAGIC}' (a ledger record)"
+            )
+        };
+        return Err(if in_ledger {
+            CheckpointError::NotALog {
+                path: path.into(),
+                what: "a ledger record",
+                why: format!(
+                    "{why}; a ledger folder holds only the records `knights count --ledger` writes (each begins '{LEDGER_MAGIC}'): move it out of the folder"
+                ),
+            }
+        } else {
+            CheckpointError::NotALog {
+                path: path.into(),
+                what: "a knights checkpoint or ledger record",
+                why,
+            }
         });
     };
+    let ledger = magic == LEDGER_MAGIC;
+    let damaged = |why: &str| damage(path, ledger, why.into());
     let mut hasher = crc32fast::Hasher::new();
     hasher.update(format!("{magic}\n").as_bytes());
     let mut map = BTreeMap::new();
@@ -421,7 +505,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
         hasher.update(line);
         map.insert(k.to_string(), v.to_string());
     };
-    let id = RunId::from_fields(path, &map)?;
+    let id = RunId::from_fields(path, &map, ledger)?;
     let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
     let mut times = BTreeMap::new();
     let mut notes = BTreeMap::new();
@@ -468,7 +552,7 @@ pub fn read(path: &Path) -> Result<Loaded, CheckpointError> {
         done,
         times,
         damaged: dropped,
-        ledger: magic == LEDGER_MAGIC,
+        ledger,
         notes,
     })
 }
@@ -544,7 +628,7 @@ pub fn write_ledger(
     let path = dir.join(format!("piece-{unit:05}.log"));
     if let Ok(old) = read(&path) {
         if let Some((field, file, run)) = old.id.differs(id, true) {
-            return Err(CheckpointError::Mismatch {
+            return Err(CheckpointError::RecordMismatch {
                 path,
                 field,
                 file,
@@ -698,6 +782,77 @@ fn record_line(
     format!("{body} {crc:08x}\n")
 }
 
+/// The pieces a run left for more memory (the frontier engine's pieces that did not fit the
+/// memory bound, see [`crate::engine::Host::left`]), noted beside its checkpoint (`FILE.left`)
+/// for `knights status`: run again under the same bound, they stop again, so the advice is a
+/// larger bound, not the same command. A note, not a record: written whole, checksummed, and
+/// read only where it is intact and of the log's cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftForMemory {
+    /// The cut's fingerprint (a note of another cut is not read).
+    pub fingerprint: u64,
+    /// The memory bound the pieces did not fit, in bytes.
+    pub max_memory: u64,
+    /// The pieces, numbered from 0 as records number them.
+    pub pieces: Vec<usize>,
+}
+
+/// The first line of a [`LeftForMemory`] note.
+const LEFT_MAGIC: &str = "knights-left 1";
+
+impl LeftForMemory {
+    /// The note beside `checkpoint`.
+    #[must_use]
+    pub fn path(checkpoint: &Path) -> PathBuf {
+        beside(checkpoint, ".left")
+    }
+
+    /// Writes the note beside `checkpoint`, whole or not at all.
+    pub fn write(&self, checkpoint: &Path) -> Result<(), CheckpointError> {
+        let pieces: Vec<String> = self.pieces.iter().map(ToString::to_string).collect();
+        let mut text = format!(
+            "{LEFT_MAGIC}\nfingerprint {:016x}\nmax-memory {}\npieces {}\n",
+            self.fingerprint,
+            self.max_memory,
+            pieces.join(",")
+        );
+        text += &format!("crc {:08x}\n", crc32fast::hash(text.as_bytes()));
+        replace(&Self::path(checkpoint), text.as_bytes())
+    }
+
+    /// The note beside `checkpoint` of the cut with `fingerprint`; `None` where there is none,
+    /// or it is damaged or of another cut.
+    #[must_use]
+    pub fn read(checkpoint: &Path, fingerprint: u64) -> Option<LeftForMemory> {
+        let text = String::from_utf8(read_regular(&Self::path(checkpoint)).ok()?).ok()?;
+        let (body, crc) = text.strip_suffix('\n')?.rsplit_once("crc ")?;
+        if u32::from_str_radix(crc, 16).ok()? != crc32fast::hash(body.as_bytes()) {
+            return None;
+        }
+        let mut lines = body.lines();
+        if lines.next() != Some(LEFT_MAGIC) {
+            return None;
+        }
+        let mut field = |k: &str| lines.next()?.strip_prefix(k)?.strip_prefix(' ');
+        let fp = u64::from_str_radix(field("fingerprint")?, 16).ok()?;
+        let max_memory = field("max-memory")?.parse().ok()?;
+        let pieces = field("pieces")?
+            .split(',')
+            .map(|p| p.parse().ok())
+            .collect::<Option<Vec<usize>>>()?;
+        (fp == fingerprint).then_some(LeftForMemory {
+            fingerprint,
+            max_memory,
+            pieces,
+        })
+    }
+
+    /// Removes the note beside `checkpoint`, if any (a run that tries the pieces again).
+    pub fn clear(checkpoint: &Path) {
+        let _ = std::fs::remove_file(Self::path(checkpoint));
+    }
+}
+
 /// Shard checkpoints of one run, put together.
 #[derive(Clone, Debug)]
 pub struct Merged {
@@ -754,6 +909,8 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
     let mut foreign = Vec::new();
     let mut damaged = 0;
     let mut in_ledger = std::collections::BTreeSet::new();
+    // the file each piece was first read from, to name both where another disagrees
+    let mut from: BTreeMap<usize, &Path> = BTreeMap::new();
     for f in files {
         if let Some((field, file, run)) = f.id.differs(&first.id, false) {
             foreign.push((
@@ -788,15 +945,17 @@ pub fn merge(files: &[Loaded]) -> Result<Merged, CheckpointError> {
         for (&u, c) in &f.done {
             if let Some(a) = done.get(&u) {
                 if a != c {
-                    return Err(CheckpointError::Conflict {
-                        path: f.path.clone(),
+                    return Err(CheckpointError::Disagree {
                         unit: u,
+                        first: from[&u].to_path_buf(),
                         a: a.to_string(),
+                        second: f.path.clone(),
                         b: c.to_string(),
                     });
                 }
             }
             done.insert(u, c.clone());
+            from.entry(u).or_insert(&f.path);
         }
     }
     let given = |k: usize| !present[k].is_empty() || in_ledger.contains(&(k as u32));
@@ -1008,10 +1167,7 @@ mod tests {
         fs::write(&path, text).unwrap();
         assert!(matches!(read(&path), Err(CheckpointError::Damaged { .. })));
         fs::write(&path, "hello\n").unwrap();
-        assert!(matches!(
-            read(&path),
-            Err(CheckpointError::NotACheckpoint { .. })
-        ));
+        assert!(matches!(read(&path), Err(CheckpointError::NotALog { .. })));
     }
 
     #[test]

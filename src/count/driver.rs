@@ -614,6 +614,8 @@ struct State {
     above: Option<(usize, Vec<Made>)>,
     /// The pieces the checkpoint resumed records with their times (see [`Host::earlier`]).
     earlier: Vec<Timed>,
+    /// The pieces left for more memory (see [`Host::left`]), noted beside the checkpoint.
+    left: Vec<usize>,
 }
 
 /// The driver's side of a run (see [`Host`]): the shard, the checkpoint log and progress.
@@ -700,17 +702,19 @@ impl Host for Runner<'_> {
         if let Some(dir) = &job.ledger {
             let super::ledger::Held {
                 done: kept,
+                from,
                 files,
                 other,
             } = super::ledger::read(dir, &id)?;
             let new = kept.keys().filter(|u| !done.contains_key(u)).count();
             for (u, c) in kept {
-                if let Some(a) = done.get(&u) {
+                if let (Some(a), Some(log)) = (done.get(&u), &job.checkpoint) {
                     if *a != c {
-                        return Err(CheckpointError::Conflict {
-                            path: dir.clone(),
+                        return Err(CheckpointError::Disagree {
                             unit: u,
+                            first: log.clone(),
                             a: a.to_string(),
+                            second: from.get(&u).cloned().unwrap_or_else(|| dir.clone()),
                             b: c.to_string(),
                         }
                         .into());
@@ -782,6 +786,7 @@ impl Host for Runner<'_> {
             resumed: None,
             above: None,
             earlier,
+            left: Vec::new(),
         };
         Ok(todo)
     }
@@ -850,9 +855,21 @@ impl Host for Runner<'_> {
         self.obs
     }
 
-    fn left(&self, _i: usize) {
+    fn left(&self, i: usize) {
         let mut s = self.state();
         s.meter = s.meter.as_ref().map(super::ledger::Meter::restarted);
+        s.left.push(i);
+        if let (Some(path), Some(split)) = (&self.job.checkpoint, &s.split) {
+            let note = checkpoint::LeftForMemory {
+                fingerprint: split.fingerprint,
+                max_memory: self.job.max_memory,
+                pieces: s.left.clone(),
+            };
+            // only a note for `knights status`: the count goes on where it cannot be written
+            if let Err(e) = note.write(path) {
+                self.obs.warn(&e.to_string());
+            }
+        }
     }
 
     fn resumed(&self, i: usize, leaves: usize) {
@@ -870,6 +887,11 @@ impl Host for Runner<'_> {
     fn pieces_begin(&self) {
         let mut s = self.state();
         s.meter = s.meter.as_ref().map(super::ledger::Meter::restarted);
+        // the pieces an earlier run left for more memory are tried again
+        s.left.clear();
+        if let Some(path) = &self.job.checkpoint {
+            checkpoint::LeftForMemory::clear(path);
+        }
     }
 }
 
@@ -915,7 +937,8 @@ pub(crate) fn merge_read(
 ) -> Result<Merged, RunError> {
     for f in files.iter().filter(|f| f.damaged > 0) {
         obs.warn(&format!(
-            "checkpoint '{}': {} line(s) that do not check ignored (damaged, or copied from another file: each line's checksum ties it to its file's header); a piece no other file gives stays unfinished",
+            "{} '{}': {} line(s) that do not check ignored (damaged, or copied from another file: each line's checksum ties it to its file's header); a piece no other file gives stays unfinished",
+            if f.ledger { "ledger record" } else { "checkpoint" },
             f.path.display(),
             f.damaged
         ));
@@ -1111,5 +1134,85 @@ impl Merged {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A piece the engine leaves for more memory is noted beside the checkpoint, and `knights
+    /// status` says that it needs a larger bound: not "run the command again", which stops at
+    /// it again, nor a time left at the log's rate (issue 52). No run of the engine can be made
+    /// to leave a piece at will (its tables go to disk past the bound), so the engine's side,
+    /// [`Host::left`], is called as the engine calls it, after a real count of the others.
+    #[test]
+    fn a_piece_left_for_more_memory_is_said_to_need_a_larger_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let ck = dir.path().join("run.ckpt");
+        let spec = CountSpec {
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let mut job = Job::new(
+            "5x8".parse().unwrap(),
+            Piece::knight(),
+            spec,
+            Engine::Frontier,
+        );
+        job.checkpoint = Some(ck.clone());
+        job.threads = std::num::NonZeroUsize::new(1);
+        job.max_memory = 48 << 20;
+        let stop = AtomicBool::new(false);
+        run(&job, &stop, &Quiet).unwrap();
+        // the log without its last piece, which the engine then leaves for more memory
+        let log = checkpoint::read(&ck).unwrap();
+        let last = log.id.units - 1;
+        let text = std::fs::read_to_string(&ck).unwrap();
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with(&format!("{last} ")))
+            .collect();
+        std::fs::write(&ck, kept.join("\n") + "\n").unwrap();
+        let split = Split {
+            pieces: log.id.units,
+            param: log.id.split,
+            fingerprint: log.id.fingerprint,
+            weights: Vec::new(),
+        };
+        let runner = |job| Runner {
+            job,
+            engine: Engine::Frontier.name(),
+            stop: &stop,
+            obs: &Quiet,
+            shard: Shard::ALL,
+            state: Mutex::new(State::default()),
+        };
+        let r = runner(&job);
+        assert_eq!(r.start(&split).unwrap(), [last]);
+        r.pieces_begin();
+        r.left(last);
+        drop(r);
+        let st = super::super::status::status(&ck).unwrap();
+        let said = st.text();
+        assert!(
+            said.contains(&format!(
+                "1 piece did not fit under the memory bound of 48.0 MiB (--only {last})"
+            )) && said.contains("with a larger --max-memory"),
+            "{said}"
+        );
+        assert!(!said.contains("run the count's command again"), "{said}");
+        assert!(
+            said.contains("time left: unknown (the piece left needs a larger --max-memory)"),
+            "{said}"
+        );
+        assert_eq!(st.json()["left_for_memory"]["pieces"][0], last);
+        // a run that tries the pieces again (under a larger bound, say) clears the note
+        let r = runner(&job);
+        r.start(&split).unwrap();
+        r.pieces_begin();
+        drop(r);
+        let said = super::super::status::status(&ck).unwrap().text();
+        assert!(said.contains("run the count's command again"), "{said}");
     }
 }

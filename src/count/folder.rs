@@ -32,6 +32,10 @@ pub struct Status {
     /// A digit tree's cut as the records give it (its parameter, pieces and shards), for the
     /// projection by class.
     tree: Option<(usize, usize, u32)>,
+    /// The records with lines that do not check: each file, the piece its name gives
+    /// (`piece-NNNNN.log`), and how many lines. Their pieces are not taken, and `knights status`
+    /// exits 2.
+    pub damaged: Vec<(PathBuf, Option<usize>, usize)>,
 }
 
 /// Records the second projection of [`Status::left`] is taken from.
@@ -52,7 +56,7 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         .into());
     }
     let t0 = Instant::now();
-    let records = checkpoint::read_all(&paths)?;
+    let records = checkpoint::read_records(&paths)?;
     let merged = super::driver::merge_read(&records, &super::driver::Quiet, t0)?;
     // the figures of the records merge took (a file of another run left in the folder is not
     // this count's work)
@@ -79,7 +83,13 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         peak_mib = peak_mib.max(f.peak_mib);
         resumed += f.resumed;
     }
+    let damaged = records
+        .iter()
+        .filter(|l| l.damaged > 0)
+        .map(|l| (l.path.clone(), piece_of(&l.path), l.damaged))
+        .collect();
     Ok(Status {
+        damaged,
         dir: dir.into(),
         files: paths.len(),
         merged,
@@ -91,6 +101,16 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         above,
         tree,
     })
+}
+
+/// The piece a ledger record's name gives, `piece-NNNNN.log` (see [`checkpoint::write_ledger`]).
+fn piece_of(path: &Path) -> Option<usize> {
+    let name = path.file_name()?.to_str()?;
+    let digits = name.strip_prefix("piece-")?.strip_suffix(".log")?;
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| digits.parse().ok())?
 }
 
 /// The mean of the [`RECENT`] highest-numbered pieces' CPU seconds in `cpu` (by piece), where
@@ -118,7 +138,7 @@ impl Status {
         self.cpu.values().copied().fold(0.0, f64::max)
     }
 
-    /// The mean CPU seconds of the [`RECENT`] highest-numbered records: the pieces next to
+    /// The mean CPU seconds of the ten (`RECENT`) highest-numbered records: the pieces next to
     /// those left, where the pieces' cost moves with their digits (8x8 open: 5 s to 20 minutes).
     #[must_use]
     pub fn recent_cpu(&self) -> Option<f64> {
@@ -171,6 +191,31 @@ impl Status {
             plural(self.files as u64)
         );
         s += &self.merged.text(self.files);
+        for (path, piece, lines) in &self.damaged {
+            let (which, remedy) = match piece {
+                Some(p) => (
+                    format!("the record of piece {p}"),
+                    format!(
+                        "the piece is not taken: the count's command with --ledger '{}' counts it again and writes the file anew",
+                        self.dir.display()
+                    ),
+                ),
+                // not a name the count writes: it would not be written anew
+                None => (
+                    "a record not named as the count names them".to_string(),
+                    format!(
+                        "its piece is not taken from it: delete it (the count's command with --ledger '{}' counts every piece no record holds)",
+                        self.dir.display()
+                    ),
+                ),
+            };
+            s += &format!(
+                "damaged: '{}', {which}: {lines} line{} that do{} not check (changed or cut short), so {remedy}\n",
+                path.display(),
+                plural(*lines as u64),
+                if *lines == 1 { "es" } else { "" },
+            );
+        }
         let timed = self.timed();
         if timed > 0 {
             s += &format!(
@@ -243,6 +288,11 @@ impl Status {
             "projected_seconds_left_recent": self.recent_cpu().and_then(|c| self.left_at(c).1),
             "projected_seconds_left_by_class": self.left_by_class().map(|c| c.0),
             "piece_classes": self.classes,
+            "damaged_records": self.damaged.iter().map(|(path, piece, lines)| serde_json::json!({
+                "file": path.display().to_string(),
+                "piece": piece,
+                "damaged_lines": lines,
+            })).collect::<Vec<_>>(),
         });
         v
     }

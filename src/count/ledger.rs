@@ -24,6 +24,8 @@ use crate::store::CheckpointError;
 pub struct Held {
     /// The pieces counted, by number.
     pub done: BTreeMap<usize, BigUint>,
+    /// The file each piece counted is read from.
+    pub from: BTreeMap<usize, PathBuf>,
     /// The files of this run.
     pub files: usize,
     /// The files of other runs (left aside).
@@ -33,10 +35,12 @@ pub struct Held {
 /// The pieces of run `id` that the ledger in `dir` holds (none where `dir` does not exist).
 pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
     let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
+    let mut from: BTreeMap<usize, PathBuf> = BTreeMap::new();
     let (mut ours, mut other) = (0, Vec::new());
     let Ok(paths) = log_files(dir) else {
         return Ok(Held {
             done,
+            from,
             files: 0,
             other,
         });
@@ -54,19 +58,22 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
         for (u, c) in l.done {
             if let Some(a) = done.get(&u) {
                 if *a != c {
-                    return Err(CheckpointError::Conflict {
-                        path,
+                    return Err(CheckpointError::Disagree {
                         unit: u,
+                        first: from[&u].clone(),
                         a: a.to_string(),
+                        second: path,
                         b: c.to_string(),
                     });
                 }
             }
             done.insert(u, c);
+            from.entry(u).or_insert_with(|| path.clone());
         }
     }
     Ok(Held {
         done,
+        from,
         files: ours,
         other,
     })

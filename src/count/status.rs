@@ -65,6 +65,10 @@ pub struct Status {
     /// the pieces counted of its class, and how many of them have a class no record times
     /// (taken at the mean of all): a digit tree's, where the records carry their times.
     pub by_class: Option<(f64, usize)>,
+    /// The pieces of this shard left uncounted for more memory by the last run, and the bound
+    /// they did not fit (see [`checkpoint::LeftForMemory`]): the same command stops at them
+    /// again.
+    pub left_for_memory: Option<checkpoint::LeftForMemory>,
 }
 
 /// Reads the checkpoint at `path` and what lies beside it.
@@ -110,7 +114,14 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         None => Err("no piece is counted yet".into()),
     };
     let rate = log.as_ref().and_then(rate);
-    let by_class = log.as_ref().and_then(left_by_class);
+    let left_for_memory = log.as_ref().and_then(|l| {
+        let mut note = checkpoint::LeftForMemory::read(path, l.id.fingerprint)?;
+        note.pieces
+            .retain(|&u| u < l.id.units && l.id.shard.owns(u) && !l.done.contains_key(&u));
+        (!note.pieces.is_empty()).then_some(note)
+    });
+    let skip = left_for_memory.as_ref().map_or(&[][..], |n| &n.pieces[..]);
+    let by_class = log.as_ref().and_then(|l| left_by_class(l, skip));
     Ok(Status {
         path: path.into(),
         holder: holder(path),
@@ -123,6 +134,7 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         rate,
         leftovers: crate::store::dead_temporaries(path),
         by_class,
+        left_for_memory,
     })
 }
 
@@ -130,8 +142,9 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
 /// seconds of the records of its class less the nodes above them they made, and those nodes
 /// still to make for the pieces left at the mean of their depth (the count's own projection as
 /// it goes: its pieces differ by a thousand times, and it counts one of each class first);
-/// `None` where the cut has no classes or no record its time.
-fn left_by_class(l: &Loaded) -> Option<(f64, usize)> {
+/// `None` where the cut has no classes or no record its time. The pieces `skip` (left for more
+/// memory) are not in it.
+fn left_by_class(l: &Loaded, skip: &[usize]) -> Option<(f64, usize)> {
     if l.id.engine != Engine::Frontier.name() {
         return None;
     }
@@ -140,8 +153,11 @@ fn left_by_class(l: &Loaded) -> Option<(f64, usize)> {
         l.id.shard
             .units(l.id.units)
             .into_iter()
-            .filter(|u| !l.done.contains_key(u))
+            .filter(|u| !l.done.contains_key(u) && !skip.contains(u))
             .collect();
+    if left.is_empty() {
+        return None;
+    }
     let (secs, unmeasured) = crate::frontier::project_left(
         l.id.split,
         l.id.units,
@@ -222,11 +238,20 @@ impl Status {
         Some((mine.len(), done))
     }
 
-    /// Seconds to go at the log's rate.
+    /// The pieces left for more memory (none where the last run left none).
+    fn left_for_memory(&self) -> &[usize] {
+        self.left_for_memory
+            .as_ref()
+            .map_or(&[][..], |n| &n.pieces[..])
+    }
+
+    /// Seconds to go at the log's rate, for the pieces left that the same command can count
+    /// (not those left for more memory).
     #[must_use]
     pub fn seconds_left(&self) -> Option<f64> {
         let (mine, done) = self.pieces()?;
-        Some((mine - done) as f64 / self.rate?)
+        let left = mine - done - self.left_for_memory().len();
+        (left > 0).then_some(left as f64 / self.rate?)
     }
 
     /// Seconds since the last write.
@@ -366,10 +391,51 @@ impl Status {
             (true, Some(pid)) => format!("running: yes, process {pid} holds its lock\n"),
             (true, None) => "running: yes, a process holds its lock\n".to_string(),
             (false, _) if finished => "running: no, finished\n".to_string(),
-            (false, _) => "running: no (run the count's command again to go on)\n".to_string(),
+            (false, _) => match &self.left_for_memory {
+                Some(note) => {
+                    let n = note.pieces.len();
+                    let only: Vec<String> = note.pieces.iter().map(ToString::to_string).collect();
+                    let others = self.pieces().map_or(0, |(mine, done)| mine - done - n);
+                    format!(
+                        "running: no; {n} piece{} did not fit under the memory bound of {} (--only {}): the same command stops at {} again, so run it with a larger --max-memory, here or on a machine with more memory{}\n",
+                        plural(n as u64),
+                        crate::human::human_bytes(note.max_memory),
+                        only.join(","),
+                        if n == 1 { "it" } else { "them" },
+                        if others > 0 {
+                            format!(
+                                " (it counts the {others} other{} left as well)",
+                                plural(others as u64)
+                            )
+                        } else {
+                            String::new()
+                        }
+                    )
+                }
+                None => "running: no (run the count's command again to go on)\n".to_string(),
+            },
+        };
+        let memory = self.left_for_memory().len();
+        // a projection of the pieces left that the same command counts: not those that need
+        // more memory
+        let not_in_it = if memory > 0 {
+            format!(
+                "; the {memory} piece{} that need{} a larger --max-memory not in it",
+                plural(memory as u64),
+                if memory == 1 { "s" } else { "" }
+            )
+        } else {
+            String::new()
         };
         match (self.pieces(), self.seconds_left(), self.by_class) {
             _ if finished => s += "time left: none, all counted\n",
+            (Some((mine, done)), _, _) if memory > 0 && mine - done == memory => {
+                s += &format!(
+                    "time left: unknown (the piece{} left need{} a larger --max-memory)\n",
+                    plural(memory as u64),
+                    if memory == 1 { "s" } else { "" }
+                );
+            }
             (_, rated, Some((secs, unmeasured))) => {
                 let cores = crate::engine::cores();
                 s += &format!(
@@ -384,11 +450,12 @@ impl Status {
                         human_duration(r)
                     );
                 }
+                s += &not_in_it;
                 s.push('\n');
             }
             (_, Some(left), None) => {
                 s += &format!(
-                    "time left: about {} (at {:.3} pieces a second, from the log's last records)\n",
+                    "time left: about {} (at {:.3} pieces a second, from the log's last records{not_in_it})\n",
                     human_duration(left),
                     self.rate.unwrap_or(0.0)
                 );
@@ -427,6 +494,10 @@ impl Status {
             "rate_pieces_per_second": self.rate,
             "seconds_left": self.seconds_left(),
             "seconds_left_by_class": self.by_class.map(|c| c.0),
+            "left_for_memory": self.left_for_memory.as_ref().map(|n| serde_json::json!({
+                "pieces": n.pieces,
+                "max_memory_bytes": n.max_memory,
+            })),
             "leftovers": self.leftovers.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         });
         let h = self

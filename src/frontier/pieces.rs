@@ -241,7 +241,7 @@ pub(crate) fn own_times<'a>(
 /// [`crate::engine::Host::above`] gives them), and the nodes above the pieces left at the mean of
 /// their depth's, each made once for the pieces under it (a process that resumes keeps none); and
 /// how many pieces were taken at the mean of all for want of a record of their class. The count's
-/// own projection as it goes (see [`above_left`]), for `knights status`. `None` where the cut is
+/// own projection as it goes (see `above_left`), for `knights status`. `None` where the cut is
 /// not a tree or no record has its time.
 pub fn project_left(
     param: usize,

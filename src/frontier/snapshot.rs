@@ -388,7 +388,7 @@ fn read_error(path: &Path, source: std::io::Error) -> CheckpointError {
 }
 
 /// Checks the states of the saved stage at `path` whose header is `header` as a resume reads
-/// them (see [`States`]), without building its tables: for `knights status`, which says what a
+/// them (see `States`), without building its tables: for `knights status`, which says what a
 /// resume will do. Reads the whole file (a few seconds a GB).
 pub fn check_states(path: &Path, header: &Header) -> Result<(), CheckpointError> {
     let num = |k: &str| header.get(k).and_then(|v| v.parse::<usize>().ok());

@@ -419,7 +419,10 @@ fn a_wide_walk_and_a_narrow_one_keep_their_checkpoints_apart() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(
-            err.contains("different run") && err.contains(&format!("its window is {first}")),
+            err.contains("different run")
+                && err.contains(&format!(
+                    "window (--window) is {first}, this run's is {second}"
+                )),
             "{err}"
         );
         // the run it belongs to still reads it

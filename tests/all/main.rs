@@ -8,6 +8,7 @@ mod install;
 mod known_counts;
 mod listing;
 mod long_runs;
+mod messages;
 mod properties;
 mod readme;
 mod sampling;
