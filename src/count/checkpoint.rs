@@ -614,6 +614,22 @@ fn note_text(t: &str) -> bool {
     !t.is_empty() && t.len() <= 200 && t.bytes().all(|b| b.is_ascii_graphic() && b != b'=')
 }
 
+/// The file of piece `unit`'s record in the ledger folder `dir`: `piece-NNNNN.log`.
+fn ledger_path(dir: &Path, unit: usize) -> PathBuf {
+    dir.join(format!("piece-{unit:05}.log"))
+}
+
+/// The piece a ledger record's file name gives (see [`ledger_path`]); `None` for a name the
+/// count does not write.
+pub(crate) fn ledger_piece(path: &Path) -> Option<usize> {
+    let name = path.file_name()?.to_str()?;
+    let digits = name.strip_prefix("piece-")?.strip_suffix(".log")?;
+    digits
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| digits.parse().ok())?
+}
+
 /// Writes piece `unit` of run `id`, counted `count`, as a ledger record in folder `dir` (made
 /// if missing): the file `piece-NNNNN.log`, written whole or not at all, with `notes` (how it
 /// was counted: where, how long, how much memory) on its record line. A file of that name that
@@ -625,7 +641,7 @@ pub fn write_ledger(
     count: &BigUint,
     notes: &[(&str, String)],
 ) -> Result<PathBuf, CheckpointError> {
-    let path = dir.join(format!("piece-{unit:05}.log"));
+    let path = ledger_path(dir, unit);
     if let Ok(old) = read(&path) {
         if let Some((field, file, run)) = old.id.differs(id, true) {
             return Err(CheckpointError::RecordMismatch {

@@ -86,7 +86,7 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
     let damaged = records
         .iter()
         .filter(|l| l.damaged > 0)
-        .map(|l| (l.path.clone(), piece_of(&l.path), l.damaged))
+        .map(|l| (l.path.clone(), checkpoint::ledger_piece(&l.path), l.damaged))
         .collect();
     Ok(Status {
         damaged,
@@ -101,16 +101,6 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         above,
         tree,
     })
-}
-
-/// The piece a ledger record's name gives, `piece-NNNNN.log` (see [`checkpoint::write_ledger`]).
-fn piece_of(path: &Path) -> Option<usize> {
-    let name = path.file_name()?.to_str()?;
-    let digits = name.strip_prefix("piece-")?.strip_suffix(".log")?;
-    digits
-        .bytes()
-        .all(|b| b.is_ascii_digit())
-        .then(|| digits.parse().ok())?
 }
 
 /// The mean of the [`RECENT`] highest-numbered pieces' CPU seconds in `cpu` (by piece), where

@@ -690,7 +690,7 @@ impl<'a, K: Key> Run<'a, K> {
             Method::Auto => auto_cut(&walk, symmetric),
         };
         let sq = |s: Option<crate::board::Square>| s.map_or("-".into(), |s| req.board.name(s));
-        let name = RunName {
+        let mut name = RunName {
             fields: vec![
                 ("version", env!("CARGO_PKG_VERSION").to_string()),
                 ("board", req.board.to_string()),
@@ -712,13 +712,15 @@ impl<'a, K: Key> Run<'a, K> {
             ],
         };
         // (a narrow walk's name is what it always was: the files of earlier runs stay its own)
-        let mut name = name;
         if spec.wide {
             name.fields.push(("window", "wide".to_string()));
         }
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
         let (window, key_bytes) = (walk.window(), walk.key_bytes());
+        // the disk this count writes and holds at most are its own, not earlier counts' in
+        // this process
+        store::restart_disk_peak();
         Ok(Run {
             req,
             limits,
@@ -770,10 +772,7 @@ impl<'a, K: Key> Run<'a, K> {
             column_reads: 0.0,
             column_start: 0,
             leaves: leaves::LeafLog::default(),
-            disk_before: {
-                store::restart_disk_peak();
-                store::written_bytes()
-            },
+            disk_before: store::written_bytes(),
             _key: std::marker::PhantomData,
         })
     }
