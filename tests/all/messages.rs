@@ -330,3 +330,24 @@ fn projections_grow(boards: &[(u32, std::ops::RangeInclusive<u32>, bool)]) {
         }
     }
 }
+
+/// A fail point setting that cannot be read is refused in one line naming it, exit 2, before
+/// any command runs.
+#[test]
+fn a_bad_failpoint_setting_is_refused_in_one_line() {
+    for (value, named) in [("bad", "'bad'"), ("saved=zz(1)", "'saved=zz(1)'")] {
+        let out = knights()
+            .args(["count", "5x5"])
+            .env(knights::failpoint::ENV, value)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(knights::failpoint::ENV) && err.contains(named),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
