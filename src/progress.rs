@@ -1,5 +1,9 @@
 //! Progress of a count on standard error: an indicatif bar, a plain line every few seconds, or
 //! nothing; and the driver's warnings and notes.
+//!
+//! Each kind of line begins with its own word, so that a script (or a reader) tells them apart:
+//! `progress:` for the plain display, `note:` and `warning:` for the driver's messages, and
+//! `knights:` only for what ends the command (errors, an interruption, no tour found).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -8,6 +12,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use knights::count::driver::{LayerProgress, Observer};
 use knights::count::report::{group_u64, human_bytes};
+
+/// The first word of a note (what the count is doing, or will do).
+pub(crate) const NOTE: &str = "note";
+
+/// The first word of a warning (something was dropped or left, and the count goes on).
+pub(crate) const WARNING: &str = "warning";
 
 /// How often the plain display prints a line.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -115,7 +125,7 @@ impl Progress {
             .as_ref()
         {
             return Some(format!(
-                "knights: {}layer {}/{} ({}), {} states, {}, {secs:.0} s elapsed{}",
+                "progress: {}layer {}/{} ({}), {} states, {}, {secs:.0} s elapsed{}",
                 Self::piece_of(l),
                 group(l.done as u64),
                 group(l.total as u64),
@@ -135,7 +145,7 @@ impl Progress {
             "unknown".into()
         };
         Some(format!(
-            "knights: {}/{} units, {} tour{} so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
+            "progress: {}/{} units, {} tour{} so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
             group(done),
             group(u.total),
             group(tours),
@@ -194,22 +204,23 @@ impl Progress {
             .is_some()
     }
 
-    fn say(&self, message: &str) {
+    /// One line on standard error, above the bar where one is drawn.
+    fn say(&self, kind: &str, message: &str) {
         match self.bar.get() {
-            Some(bar) => bar.suspend(|| eprintln!("knights: {message}")),
-            None => eprintln!("knights: {message}"),
+            Some(bar) => bar.suspend(|| eprintln!("{kind}: {message}")),
+            None => eprintln!("{kind}: {message}"),
         }
     }
 }
 
 impl Observer for Progress {
     fn warn(&self, message: &str) {
-        self.say(message);
+        self.say(WARNING, message);
     }
 
     fn info(&self, message: &str) {
         if !self.quiet {
-            self.say(message);
+            self.say(NOTE, message);
         }
     }
 
@@ -300,12 +311,12 @@ pub(crate) struct Stderr {
 
 impl Observer for Stderr {
     fn warn(&self, message: &str) {
-        eprintln!("knights: {message}");
+        eprintln!("{WARNING}: {message}");
     }
 
     fn info(&self, message: &str) {
         if !self.quiet {
-            eprintln!("knights: {message}");
+            eprintln!("{NOTE}: {message}");
         }
     }
 }

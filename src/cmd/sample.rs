@@ -41,7 +41,7 @@ fn sample(a: &SampleArgs, opts: &Options) -> Result<u8> {
         Err(e) => return Err(e.into()),
     };
     if let Some(note) = sampler.note() {
-        eprintln!("knights: note: {note}");
+        eprintln!("{}: {note}", crate::progress::NOTE);
     }
     let t0 = Instant::now();
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());

@@ -1311,3 +1311,26 @@ fn one_thing_is_singular() {
     assert!(text.contains("1 start square drawn"), "{text}");
     assert!(text.contains("from 1 start ("), "{text}");
 }
+
+/// A note on standard error says `note:`, and only what ends the command says `knights:` (the
+/// notes of a count began `knights:` exactly as its errors did, so that a script watching stderr
+/// could not tell a count going on from one that failed).
+#[test]
+fn notes_and_errors_begin_with_different_words() {
+    let out = knights()
+        .args(["count", "5x8", "--engine", "frontier", "--threads", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("note: 5x8 open tours: 9 pieces")),
+        "{err}"
+    );
+    assert!(!err.lines().any(|l| l.starts_with("knights:")), "{err}");
+    let out = knights().args(["count", "5x99x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("knights: "), "{err}");
+}
