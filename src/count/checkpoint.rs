@@ -615,7 +615,7 @@ fn note_text(t: &str) -> bool {
 }
 
 /// The file of piece `unit`'s record in the ledger folder `dir`: `piece-NNNNN.log`.
-fn ledger_path(dir: &Path, unit: usize) -> PathBuf {
+pub(crate) fn ledger_path(dir: &Path, unit: usize) -> PathBuf {
     dir.join(format!("piece-{unit:05}.log"))
 }
 
@@ -661,6 +661,8 @@ pub fn write_ledger(
     let body = format!("{unit} {count} {}{}", now(), note_text_of(notes));
     text += &format!("{body} {:08x}\n", record_crc(crc, &body));
     replace(&path, text.as_bytes())?;
+    // the piece is no longer left for more memory (see [`LeftForMemory::in_ledger`])
+    let _ = std::fs::remove_file(LeftForMemory::in_ledger(dir, unit));
     Ok(path)
 }
 
@@ -800,9 +802,11 @@ fn record_line(
 
 /// The pieces a run left for more memory (the frontier engine's pieces that did not fit the
 /// memory bound, see [`crate::engine::Host::left`]), noted beside its checkpoint (`FILE.left`)
-/// for `knights status`: run again under the same bound, they stop again, so the advice is a
-/// larger bound, not the same command. A note, not a record: written whole, checksummed, and
-/// read only where it is intact and of the log's cut.
+/// and, where the run keeps a ledger, one note a piece in the ledger's folder
+/// (`DIR/piece-NNNNN.left`, removed when the piece's record is written), for `knights status`:
+/// run again under the same bound, they stop again, so the advice is a larger bound, not the
+/// same command. A note, not a record: written whole, checksummed, and read only where it is
+/// intact and of the log's cut.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeftForMemory {
     /// The cut's fingerprint (a note of another cut is not read).
@@ -823,8 +827,20 @@ impl LeftForMemory {
         beside(checkpoint, ".left")
     }
 
+    /// The note of piece `unit` in the ledger folder `dir` (beside its record-to-be, see
+    /// [`ledger_path`]).
+    #[must_use]
+    pub fn in_ledger(dir: &Path, unit: usize) -> PathBuf {
+        ledger_path(dir, unit).with_extension("left")
+    }
+
     /// Writes the note beside `checkpoint`, whole or not at all.
     pub fn write(&self, checkpoint: &Path) -> Result<(), CheckpointError> {
+        self.write_at(&Self::path(checkpoint))
+    }
+
+    /// Writes the note to `path`, whole or not at all.
+    pub fn write_at(&self, path: &Path) -> Result<(), CheckpointError> {
         let pieces: Vec<String> = self.pieces.iter().map(ToString::to_string).collect();
         let mut text = format!(
             "{LEFT_MAGIC}\nfingerprint {:016x}\nmax-memory {}\npieces {}\n",
@@ -833,14 +849,20 @@ impl LeftForMemory {
             pieces.join(",")
         );
         text += &format!("crc {:08x}\n", crc32fast::hash(text.as_bytes()));
-        replace(&Self::path(checkpoint), text.as_bytes())
+        replace(path, text.as_bytes())
     }
 
     /// The note beside `checkpoint` of the cut with `fingerprint`; `None` where there is none,
     /// or it is damaged or of another cut.
     #[must_use]
     pub fn read(checkpoint: &Path, fingerprint: u64) -> Option<LeftForMemory> {
-        let text = String::from_utf8(read_regular(&Self::path(checkpoint)).ok()?).ok()?;
+        Self::read_at(&Self::path(checkpoint)).filter(|n| n.fingerprint == fingerprint)
+    }
+
+    /// The note at `path`, of any cut; `None` where there is none or it is damaged.
+    #[must_use]
+    pub fn read_at(path: &Path) -> Option<LeftForMemory> {
+        let text = String::from_utf8(read_regular(path).ok()?).ok()?;
         let (body, crc) = text.strip_suffix('\n')?.rsplit_once("crc ")?;
         if u32::from_str_radix(crc, 16).ok()? != crc32fast::hash(body.as_bytes()) {
             return None;
@@ -850,13 +872,13 @@ impl LeftForMemory {
             return None;
         }
         let mut field = |k: &str| lines.next()?.strip_prefix(k)?.strip_prefix(' ');
-        let fp = u64::from_str_radix(field("fingerprint")?, 16).ok()?;
+        let fingerprint = u64::from_str_radix(field("fingerprint")?, 16).ok()?;
         let max_memory = field("max-memory")?.parse().ok()?;
         let pieces = field("pieces")?
             .split(',')
             .map(|p| p.parse().ok())
             .collect::<Option<Vec<usize>>>()?;
-        (fp == fingerprint).then_some(LeftForMemory {
+        Some(LeftForMemory {
             fingerprint,
             max_memory,
             pieces,

@@ -869,6 +869,23 @@ impl Host for Runner<'_> {
             if let Err(e) = note.write(path) {
                 self.obs.warn(&e.to_string());
             }
+            // and one for `knights status DIR`, beside the piece's record-to-be
+            if let Some(dir) = &self.job.ledger {
+                let one = checkpoint::LeftForMemory {
+                    pieces: vec![i],
+                    ..note
+                };
+                if let Err(e) = std::fs::create_dir_all(dir)
+                    .map_err(|source| crate::store::CheckpointError::Io {
+                        action: "create",
+                        path: dir.clone(),
+                        source,
+                    })
+                    .and_then(|()| one.write_at(&checkpoint::LeftForMemory::in_ledger(dir, i)))
+                {
+                    self.obs.warn(&e.to_string());
+                }
+            }
         }
     }
 
@@ -925,7 +942,21 @@ pub enum Merged {
 /// Puts the checkpoints of a sharded count together (see [`checkpoint::merge`]).
 pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> {
     let t0 = Instant::now();
-    merge_read(&checkpoint::read_all(paths)?, obs, t0)
+    // a ledger folder's notes of pieces left for more memory come with `DIR/*`: not records
+    let (notes, records): (Vec<PathBuf>, Vec<PathBuf>) = paths
+        .iter()
+        .cloned()
+        .partition(|p| checkpoint::LeftForMemory::read_at(p).is_some());
+    if !notes.is_empty() {
+        obs.info(&format!(
+            "{} note{} of pieces left for more memory skipped ('{}'{}): `knights status` of the ledger's folder names the pieces",
+            notes.len(),
+            plural(notes.len() as u64),
+            notes[0].display(),
+            if notes.len() > 1 { " and others" } else { "" }
+        ));
+    }
+    merge_read(&checkpoint::read_all(&records)?, obs, t0)
 }
 
 /// [`merge`] of checkpoints already read (`knights status DIR` reads a ledger's records once,
@@ -1161,6 +1192,8 @@ mod tests {
             Engine::Frontier,
         );
         job.checkpoint = Some(ck.clone());
+        let ledger = dir.path().join("ledger");
+        job.ledger = Some(ledger.clone());
         job.threads = std::num::NonZeroUsize::new(1);
         job.max_memory = 48 << 20;
         let stop = AtomicBool::new(false);
@@ -1174,6 +1207,7 @@ mod tests {
             .filter(|l| !l.starts_with(&format!("{last} ")))
             .collect();
         std::fs::write(&ck, kept.join("\n") + "\n").unwrap();
+        std::fs::remove_file(checkpoint::ledger_path(&ledger, last)).unwrap();
         let split = Split {
             pieces: log.id.units,
             param: log.id.split,
@@ -1207,6 +1241,30 @@ mod tests {
             "{said}"
         );
         assert_eq!(st.json()["left_for_memory"]["pieces"][0], last);
+        // `knights status DIR` says it of the ledger too
+        let folder = super::super::folder::status(&ledger).unwrap();
+        let said = folder.text();
+        assert!(
+            said.contains(&format!(
+                "left for more memory: 1 of them (--only {last}) did not fit under a memory bound of 48.0 MiB"
+            )),
+            "{said}"
+        );
+        assert_eq!(
+            folder.json()["ledger"]["pieces_left_for_memory"][0],
+            last,
+            "{said}"
+        );
+        // and `knights merge DIR/*` takes the note for what it is, not for a damaged record
+        let all: Vec<PathBuf> = std::fs::read_dir(&ledger)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(all.contains(&checkpoint::LeftForMemory::in_ledger(&ledger, last)));
+        assert!(matches!(
+            merge(&all, &Quiet),
+            Ok(Merged::Partial { units_done, .. }) if units_done == last
+        ));
         // a run that tries the pieces again (under a larger bound, say) clears the note
         let r = runner(&job);
         r.start(&split).unwrap();
@@ -1214,5 +1272,10 @@ mod tests {
         drop(r);
         let said = super::super::status::status(&ck).unwrap().text();
         assert!(said.contains("run the count's command again"), "{said}");
+        // and the piece once counted is no longer left in the ledger
+        run(&job, &stop, &Quiet).unwrap();
+        assert!(!checkpoint::LeftForMemory::in_ledger(&ledger, last).exists());
+        let said = super::super::folder::status(&ledger).unwrap().text();
+        assert!(!said.contains("left for more memory"), "{said}");
     }
 }

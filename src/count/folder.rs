@@ -36,6 +36,9 @@ pub struct Status {
     /// (`piece-NNNNN.log`), and how many lines. Their pieces are not taken, and `knights status`
     /// exits 2.
     pub damaged: Vec<(PathBuf, Option<usize>, usize)>,
+    /// The pieces no record holds that a run left for more memory, each with the bound it did
+    /// not fit, in bytes (the notes `piece-NNNNN.left`, see [`checkpoint::LeftForMemory`]).
+    pub left_for_memory: BTreeMap<usize, u64>,
 }
 
 /// Records the second projection of [`Status::left`] is taken from.
@@ -83,6 +86,11 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         peak_mib = peak_mib.max(f.peak_mib);
         resumed += f.resumed;
     }
+    let fingerprint = records
+        .iter()
+        .find(|l| !foreign.contains(&&l.path))
+        .map(|l| l.id.fingerprint);
+    let left_for_memory = fingerprint.map_or_else(BTreeMap::new, |fp| left_notes(dir, fp, &done));
     let damaged = records
         .iter()
         .filter(|l| l.damaged > 0)
@@ -100,7 +108,34 @@ pub fn status(dir: &Path) -> Result<Status, super::driver::RunError> {
         resumed,
         above,
         tree,
+        left_for_memory,
     })
+}
+
+/// The pieces of the run with `fingerprint` that the notes `*.left` in `dir` say were left for
+/// more memory, and the bound each did not fit: not those `done` holds (a record written since;
+/// the count removes the note then, a copy of the folder may not).
+fn left_notes(dir: &Path, fingerprint: u64, done: &BTreeSet<usize>) -> BTreeMap<usize, u64> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return BTreeMap::new();
+    };
+    let mut left = BTreeMap::new();
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.extension().is_none_or(|x| x != "left") {
+            continue;
+        }
+        let Some(note) = checkpoint::LeftForMemory::read_at(&path) else {
+            continue;
+        };
+        if note.fingerprint != fingerprint {
+            continue;
+        }
+        for p in note.pieces.into_iter().filter(|p| !done.contains(p)) {
+            let bound = left.entry(p).or_insert(0);
+            *bound = note.max_memory.max(*bound);
+        }
+    }
+    left
 }
 
 /// The mean of the [`RECENT`] highest-numbered pieces' CPU seconds in `cpu` (by piece), where
@@ -257,6 +292,23 @@ impl Status {
             }
             (n, None) => s += &format!("left: {n} piece{}\n", plural(n as u64)),
         }
+        if !self.left_for_memory.is_empty() {
+            let n = self.left_for_memory.len();
+            let only: Vec<String> = self
+                .left_for_memory
+                .keys()
+                .map(ToString::to_string)
+                .collect();
+            let bound = self.left_for_memory.values().copied().max().unwrap_or(0);
+            s += &format!(
+                "left for more memory: {n} of them (--only {}) did not fit under a memory bound of {}: the command that left {} stops at {} again, so run it with --only {} and a larger --max-memory, here or on a machine with more memory\n",
+                only.join(","),
+                crate::human::human_bytes(bound),
+                if n == 1 { "it" } else { "them" },
+                if n == 1 { "it" } else { "them" },
+                only.join(","),
+            );
+        }
         s
     }
 
@@ -278,6 +330,8 @@ impl Status {
             "projected_seconds_left_recent": self.recent_cpu().and_then(|c| self.left_at(c).1),
             "projected_seconds_left_by_class": self.left_by_class().map(|c| c.0),
             "piece_classes": self.classes,
+            "pieces_left_for_memory": self.left_for_memory.keys().collect::<Vec<_>>(),
+            "left_for_memory_max_memory": self.left_for_memory.values().max(),
             "damaged_records": self.damaged.iter().map(|(path, piece, lines)| serde_json::json!({
                 "file": path.display().to_string(),
                 "piece": piece,
