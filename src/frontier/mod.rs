@@ -173,7 +173,7 @@ pub fn profile_squares(
     let walk = Walk::new(board, piece, spec.wide);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
-    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.squares(max_states, false)))
+    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.squares(max_states, false, usize::MAX)))
 }
 
 /// Limits for a walk run outside the driver: every thread of the pool, the default memory bound.
@@ -274,6 +274,46 @@ pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, Run
     };
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach()))
+}
+
+/// The forward walk's layer sizes the estimate of [`reach`] reads: `(squares walked, states)`,
+/// at every square of a sweep and at every column end of a meeting, walked until a layer passes
+/// `PROBE_STATES` (2,000,000) states or the board ends.
+pub fn reach_sizes(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+) -> Result<Vec<(usize, u64)>, RunError> {
+    supports(board, piece, spec)?;
+    let req = Request { board, piece, spec };
+    let walk = Walk::new(board, piece, spec.wide);
+    let limits = quiet_limits();
+    let stop = AtomicBool::new(false);
+    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.probe_sizes()))
+}
+
+/// The estimate of [`reach`] from the layer sizes `sizes` of [`reach_sizes`], on `threads`
+/// threads under the memory bound `max_memory`: the projection alone, which walks nothing and
+/// reads nothing of the machine (its cost of a read is a constant), so that it can be checked
+/// on recorded sizes.
+pub fn reach_from(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    sizes: &[(usize, u64)],
+    threads: usize,
+    max_memory: u64,
+) -> Result<Reach, RunError> {
+    supports(board, piece, spec)?;
+    let req = Request { board, piece, spec };
+    let walk = Walk::new(board, piece, spec.wide);
+    let limits = Limits {
+        threads,
+        max_memory,
+        ..quiet_limits()
+    };
+    let stop = AtomicBool::new(false);
+    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.estimate(sizes)))
 }
 
 /// Counts with a chosen method (for cross-checks and benchmarks), in one piece.
@@ -420,8 +460,9 @@ impl CountEngine for Frontier {
 /// How a sweep is described.
 fn sweep_how(walk: &Walk, mirror: bool) -> String {
     format!(
-        "frontier sweep along the {} squares of the long side, {} square{} a layer{}",
+        "frontier sweep along the {} squares of the {} side, {} square{} a layer{}",
         walk.len,
+        if walk.len >= walk.w { "long" } else { "short" },
         walk.w,
         plural(u64::from(walk.w)),
         if mirror { ", mirror images merged" } else { "" }
@@ -478,6 +519,15 @@ fn cut_for(walk: &Walk, left: u32) -> Option<Cut> {
             cross: h,
         },
     )
+}
+
+/// The cut [`auto_cut`] makes on a board `len` columns long whose piece crosses `cross`
+/// columns, where the board's width allows one: the left half `(len - 1) / 2` columns, and a
+/// right half of at least one column more than the crossing.
+fn middle(len: u32, cross: u32) -> Option<Cut> {
+    let left = len.saturating_sub(1) / 2;
+    let right = len - left;
+    (left >= 1 && right > cross).then_some(Cut { left, right, cross })
 }
 
 /// Why a count cannot meet in the middle, as the end of "meeting in the middle needs ...": a
@@ -818,7 +868,7 @@ impl<'a, K: Key> Run<'a, K> {
     /// (a lower bound on the column's).
     fn profile(&mut self, max_states: u64) -> Vec<(u32, u64)> {
         let w = self.walk.w as usize;
-        let squares = self.squares(max_states, false);
+        let squares = self.squares(max_states, false, usize::MAX);
         let last = squares.len() - 1;
         (1..=last)
             .filter(|&s| s % w == 0 || (s == last && squares[s] > max_states))
@@ -827,8 +877,8 @@ impl<'a, K: Key> Run<'a, K> {
     }
 
     /// See [`profile_squares`].
-    /// With `whole`, the walk stops only at a column's end.
-    fn squares(&mut self, max_states: u64, whole: bool) -> Vec<u64> {
+    /// With `whole`, the walk stops only at a column's end; it stops after `upto` squares.
+    fn squares(&mut self, max_states: u64, whole: bool, upto: usize) -> Vec<u64> {
         let w = self.walk.w as usize;
         let steps = layout::steps::<K>(&self.walk, &self.rules, 0, self.walk.n);
         let mut layer = Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1));
@@ -839,7 +889,8 @@ impl<'a, K: Key> Run<'a, K> {
                 Err(_) => break,
             }
             out.push(layer.len());
-            if layer.len() > max_states && (!whole || (out.len() - 1) % w == 0) {
+            if out.len() > upto || layer.len() > max_states && (!whole || (out.len() - 1) % w == 0)
+            {
                 break;
             }
         }
@@ -848,24 +899,70 @@ impl<'a, K: Key> Run<'a, K> {
 
     /// See [`reach`].
     fn reach(&mut self) -> Reach {
-        // as the count checks: a square at a time in a sweep, a column at a time before a meeting
-        let (w, whole) = (self.walk.w as usize, self.cut.is_some());
-        let sizes: Vec<(usize, u64)> = self
-            .squares(PROBE_STATES, whole)
-            .into_iter()
-            .enumerate()
-            .filter(|(s, _)| !whole || s % w == 0)
-            .collect();
+        let sizes = self.probe_sizes();
         self.estimate(&sizes)
     }
 
+    /// See [`reach_sizes`].
+    fn probe_sizes(&mut self) -> Vec<(usize, u64)> {
+        // as the count checks: a square at a time in a sweep, a column at a time before a
+        // meeting, whose walk ends at the forward walk's end
+        let w = self.walk.w as usize;
+        let end = self
+            .cut
+            .map_or(usize::MAX, |c| c.left.max(c.right - 1) as usize * w);
+        self.squares(PROBE_STATES, self.cut.is_some(), end)
+            .into_iter()
+            .enumerate()
+            .filter(|(s, _)| self.cut.is_none() || (s % w == 0 && *s <= end))
+            .collect()
+    }
+
     /// The estimate of [`reach`] from the forward walk's layer sizes `sizes` (see [`Run::sizes`]).
+    ///
+    /// A meeting is projected at no less than a shorter board of its width would be from the
+    /// same walk (its sizes cut at that board's forward end): so a longer board, whose walk
+    /// begins as the shorter one's does, is never projected at less time or memory, even where a
+    /// column the shorter board projected is measured on the longer one and holds fewer states
+    /// than projected (see [`growth::project_columns`]).
     fn estimate(&self, sizes: &[(usize, u64)]) -> Reach {
-        let (w, len) = (self.walk.w, self.walk.len);
+        let len = self.walk.len;
+        let Some(cut) = self.cut else {
+            return self.estimate_at(len, None, sizes);
+        };
+        // the sizes the count's walk gives a board cut as `c`: to its forward walk's end, or
+        // to the first column past `PROBE_STATES`
+        let walked = |c: Cut| {
+            let end = c.left.max(c.right - 1) as usize * self.walk.w as usize;
+            let mut part = Vec::new();
+            for &(s, states) in sizes.iter().take_while(|x| x.0 <= end) {
+                part.push((s, states));
+                if states > PROBE_STATES {
+                    break;
+                }
+            }
+            part
+        };
+        let mut r = self.estimate_at(len, Some(cut), &walked(cut));
+        for n in 1..len {
+            if let Some(c) = middle(n, cut.cross) {
+                let shorter = self.estimate_at(n, Some(c), &walked(c));
+                r.states = r.states.max(shorter.states);
+                r.bytes = r.bytes.max(shorter.bytes);
+                r.seconds = r.seconds.max(shorter.seconds);
+            }
+        }
+        r
+    }
+
+    /// The estimate of [`Run::estimate`] for a board of this width `len` columns long, cut as
+    /// `cut`, from the forward walk's layer sizes `sizes`.
+    fn estimate_at(&self, len: u32, cut: Option<Cut>, sizes: &[(usize, u64)]) -> Reach {
+        let w = self.walk.w;
         let col = growth::project_columns(w as usize, len as usize, sizes);
         let entry = (self.walk.key_bytes() + 8) as f64;
         let threads = self.limits.threads.max(1) as f64;
-        let (states, bytes, seconds) = match self.cut {
+        let (states, bytes, seconds) = match cut {
             Some(cut) => {
                 // the largest table the digit tree needs in memory is the forward walk's last
                 // column end (the roots wait on disk where they are large, and the tree's nodes
@@ -888,7 +985,7 @@ impl<'a, K: Key> Run<'a, K> {
                 let start = col[last.saturating_sub(1)];
                 let per = (start >= sizes::COLUMN_MEASURED as f64)
                     .then(|| sizes::column_reads_from_growth(w, col[last] / start.max(1.0)));
-                let reads = sizes::reads(w, x as u64, y as u64, per);
+                let reads = growth::meeting_reads(w, cut.left as usize, cut.right as usize, &col);
                 let depth = sizes::depth_for(roots, self.limits.shards as usize, w);
                 let leaf = sizes::leaf_states(self.limits, entry as u64);
                 // the forward walk's tables: what the allocator keeps of each column's while the

@@ -276,6 +276,21 @@ fn the_eight_wide_engine_counts_known_boards_slowly() {
     check_wide(&[("5x8", false), ("7x8", true)]);
 }
 
+/// Windows of 9 and 10 squares (the boards of issue 51 are 9 and 10 wide): 3x9 and 3x10 open
+/// and 3x10 closed walked along their short side, in a fraction of a second.
+#[test]
+fn nine_and_ten_wide_windows_count_known_boards() {
+    check_wide(&[("3x9", false), ("3x10", false), ("3x10", true)]);
+}
+
+/// 5x10 closed (a minute, 4.4 GiB) and 4x10 open (a minute and a half, 2.5 GiB) through a window
+/// of 10 squares.
+#[test]
+#[ignore = "slow: minutes and gigabytes; run with --ignored"]
+fn ten_wide_windows_count_known_boards_slowly() {
+    check_wide(&[("5x10", true), ("4x10", false)]);
+}
+
 /// rows, cols, piece, closed, from, to, directed
 type Key = (u32, u32, String, bool, Option<String>, Option<String>, bool);
 
