@@ -1,6 +1,6 @@
-//! The library on its own: find a tour, check it, count 5x5. The README shows this file as it is
-//! (a test compares them), so the README's example compiles and runs with `cargo test`:
-//! `cargo run --release --example library`.
+//! The library on its own: find a tour, check it, count 5x5. The user guide shows this file as it
+//! is (docs/guide/library.md; a test compares them), so its example compiles and runs with
+//! `cargo test`: `cargo run --release --example library`.
 
 use knights::count::{CountSpec, Engine, count};
 use knights::find::{FindOptions, find_tour};
