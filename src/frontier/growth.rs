@@ -5,28 +5,19 @@
 /// the sizes walked so far, `(squares walked, states)` in order, on a board `w` squares wide and
 /// `len` columns long.
 ///
-/// Measured columns are kept. A column cut short is finished square by square with the growth
-/// of the same squares of the column before (each ratio's square root where it grows: the
-/// knight's layers grow 3 to 4 times a square in the middle of the third column of 8x8 to
-/// 12x12, and shrink at its last squares), or with the column's own growth so far where the
-/// column before was not walked a square at a time. Each later column then grows by a power of
-/// the growth before it (see [`damped`]), and no more past `w + 2` columns, where long boards
-/// level off (7x7 grows 1,272 times from column 2 to 3, then 15, then 2.3 times; 6x12 314, 11,
-/// 5.7, 1.5, 1.04). It errs on either side by a few times: for refusing counts out of reach
-/// before they start, and for the first figure a long count shows.
+/// Measured columns are kept. A column cut short (a sweep stops a square at a time) is finished
+/// square by square with the growth of the same squares of the column before (each ratio's
+/// square root where it grows: the knight's layers grow 3 to 4 times a square in the middle of
+/// the third column of 8x8 to 12x12, and shrink at its last squares), or with the column's own
+/// growth so far where the column before was not walked a square at a time. Each later column
+/// `c` grows by the growth of the column before it to the power [`growth_power`]`(w, c)`, and no
+/// column holds fewer states than the one before it.
 pub(super) fn project_columns(w: usize, len: usize, sizes: &[(usize, u64)]) -> Vec<f64> {
     let at = |s: usize| sizes.iter().find(|x| x.0 == s).map(|x| x.1 as f64);
     let mut col = vec![1.0f64; len + 1];
     let mut ratio = 1.0f64;
     let &(last, states) = sizes.last().unwrap_or(&(0, 1));
     for c in 1..=len {
-        let grown = |prev: f64, ratio: f64| {
-            if c > w + 2 {
-                prev
-            } else {
-                prev * damped(c, ratio)
-            }
-        };
         col[c] = match at(c * w) {
             Some(x) => x,
             None if last > (c - 1) * w && last < c * w => {
@@ -44,27 +35,52 @@ pub(super) fn project_columns(w: usize, len: usize, sizes: &[(usize, u64)]) -> V
                 }
                 x
             }
-            None => grown(col[c - 1], ratio),
-        };
-        ratio = (col[c] / col[c - 1].max(1.0)).max(1.0);
+            None => col[c - 1] * ratio.powf(growth_power(w, c)),
+        }
+        .max(col[c - 1]);
+        ratio = col[c] / col[c - 1].max(1.0);
     }
     col
 }
 
-/// The growth of column `c` projected from the growth `ratio` of the column before. Up to the
-/// fifth column a column that grew fewer than 40 times is followed by one that grows nearly as
-/// much (the 0.85th power: the knight's closed tours on boards 5 to 8 wide grew 9.5, 14.4, 19
-/// and 31.9 times into their fourth columns and then 6.9, 10.4, 11.9 and 20.3; open 6x12 and 7x12
-/// 11.3 and 13.6, then 5.7 and 8.1), a steeper one by its square root (7x7 open: 1,272 times,
-/// then 15); the sixth column grows by the fourth root (2.1, 1.9, 1.7 and 1.5 times on those
-/// boards), later ones by the square root.
-fn damped(c: usize, ratio: f64) -> f64 {
-    let power = match c {
-        ..=5 if ratio <= 40.0 => 0.85,
+/// The power of the growth of the column before that column `c` of a board `w` wide grows by
+/// where it was not walked: 1/2, but 0.85 at the fifth column and 1/4 at the sixth, and 0 past
+/// `w + 2` columns, where long boards level off. The knight's first columns grow hundreds of
+/// times, the next by about the square root of that (7 wide open, the board of odd squares: 483
+/// times into its third column, 17 into its fourth; 8x8 open 2,652 into its third, about 37
+/// into its fourth); the fifth grows nearly as much as the fourth (closed tours on boards 5 to
+/// 8 wide grew 9.5, 14.4, 19 and 31.9 times into their fourth columns, then 6.9, 10.4, 11.9 and
+/// 20.3; open ones 5 and 6 wide 5.9 and 10.4, then 4.3 and 5.8); the sixth by much less
+/// (closed 5 and 6 wide 2.1 and 1.9 times, open 1.8 and 1.6); the seventh on boards 4 to 6 wide
+/// 1.0 to 1.2 times.
+fn growth_power(w: usize, c: usize) -> f64 {
+    match c {
+        _ if c > w + 2 => 0.0,
+        5 => 0.85,
         6 => 0.25,
         _ => 0.5,
-    };
-    ratio.powf(power)
+    }
+}
+
+/// The states a column of a board `w` wide reads, walked from `start` states to `end`: the
+/// reads of [`column_reads_from_growth`](super::sizes::column_reads_from_growth) for each state
+/// it starts from, which grow with the column's growth, `end / start`. So a column reads
+/// `12 × 1.5^(w − 5)` states for each it starts from and 1.8 for each it ends with: more from
+/// more, and more to more.
+pub(super) fn column_reads(w: u32, start: f64, end: f64) -> f64 {
+    let start = start.max(1.0);
+    start * super::sizes::column_reads_from_growth(w, end / start)
+}
+
+/// The states the pieces of a meeting read, cut after `left` columns with a right half of
+/// `right` on a board `w` wide, from its projected column ends `col`: the crossing six times
+/// a column from the left table (see [`sizes::reads`](super::sizes::reads)), the right half's
+/// last column from the right table, and again the side made true, which is the one that reads
+/// less.
+pub(super) fn meeting_reads(w: u32, left: usize, right: usize, col: &[f64]) -> f64 {
+    let crossing = super::sizes::CROSSING_READS * column_reads(w, col[left], col[left + 1]);
+    let last = column_reads(w, col[right - 1], col[right]);
+    crossing + last + crossing.min(last)
 }
 
 #[cfg(test)]

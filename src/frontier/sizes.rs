@@ -162,7 +162,7 @@ pub(crate) fn true_right(left: u64, right: u64) -> bool {
 }
 
 /// How many times the right half's last column the crossing reads for each state it starts from.
-const CROSSING_READS: f64 = 6.0;
+pub(crate) const CROSSING_READS: f64 = 6.0;
 
 /// How many times its own states' table a leaf's walk holds at its largest, with the index and
 /// the nodes above it, where no column of the count's own was measured (see [`leaf_growth`]):
