@@ -90,12 +90,13 @@ impl Progress {
                     }
                 })
             });
-            let r = f(self);
+            // a panic of the count stops the ticker too (the scope would wait for it forever)
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)));
             finished.store(true, Ordering::Relaxed);
             if let Some(t) = &ticker {
                 t.thread().unpark();
             }
-            r
+            r.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         });
         if let Some(bar) = self.bar.get() {
             bar.finish_and_clear();
@@ -148,7 +149,7 @@ impl Progress {
             "progress: {}/{} units, {} tour{} so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
             group(done),
             group(u.total),
-            group(tours),
+            tours_shown(tours),
             knights::render::plural(tours),
         ))
     }
@@ -191,7 +192,7 @@ impl Progress {
             "; {} of {} pieces done, {} tour{} so far{eta}",
             group(done),
             group(u.total),
-            group(tours),
+            tours_shown(tours),
             knights::render::plural(tours)
         )
     }
@@ -242,7 +243,7 @@ impl Observer for Progress {
             bar.reset_eta();
             bar.set_message(format!(
                 "{} tour{}",
-                group(tours),
+                tours_shown(tours),
                 knights::render::plural(tours)
             ));
         }
@@ -252,7 +253,9 @@ impl Observer for Progress {
         let Some(u) = self.units.get() else { return };
         // Relaxed: these are statistics for display; the totals reported come from elsewhere
         let done = u.done.fetch_add(1, Ordering::Relaxed) + 1;
-        let t = u.tours.fetch_add(tours, Ordering::Relaxed) + tours;
+        // a piece's tours are shown to 2^64 - 1 at the most (3x100 has 53 digits): the sum stops
+        // there too
+        let t = saturating_add(&u.tours, tours);
         if self.layered() {
             // the bar counts a piece's layers; the pieces are in its message
             return;
@@ -261,7 +264,7 @@ impl Observer for Progress {
             bar.inc(1);
             bar.set_message(format!(
                 "{} tour{}, {:.1} units/s",
-                group(t),
+                tours_shown(t),
                 knights::render::plural(t),
                 Self::rate(u, done, self.start.elapsed().as_secs_f64())
             ));
@@ -290,6 +293,27 @@ impl Observer for Progress {
 
     fn rest(&self, seconds: Option<f64>) {
         *self.rest.lock().expect("no panic holding the lock") = Some((Instant::now(), seconds));
+    }
+}
+
+/// Adds `x` to `a`, stopping at `u64::MAX`; the sum.
+fn saturating_add(a: &AtomicU64, x: u64) -> u64 {
+    // Relaxed: a figure for display
+    let old = a
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+            Some(t.saturating_add(x))
+        })
+        .unwrap_or_else(|t| t);
+    old.saturating_add(x)
+}
+
+/// Tours so far for display: `more than 18,446,744,073,709,551,614` where the sum reached the
+/// most a display figure holds.
+fn tours_shown(tours: u64) -> String {
+    if tours >= u64::MAX - 1 {
+        format!("more than {}", group(u64::MAX - 1))
+    } else {
+        group(tours)
     }
 }
 
@@ -334,6 +358,42 @@ mod tests {
             phase: "crossing",
             piece: Some((4, 10)),
         }
+    }
+
+    /// Pieces of more than 2^64 tours (3x100 is one piece of 53 digits) are shown as many as a
+    /// figure holds, and adding to them does not overflow (it panicked under overflow checks).
+    #[test]
+    fn tours_past_two_to_the_sixty_fourth_are_shown_without_overflow() {
+        let p = Progress::new(Mode::Plain, true);
+        p.units(3, 0, 0);
+        p.unit_done(u64::MAX);
+        p.unit_done(u64::MAX);
+        p.unit_done(7);
+        let line = p.line().unwrap();
+        assert!(
+            line.contains("3/3 units, more than 18,446,744,073,709,551,614 tours so far"),
+            "{line}"
+        );
+    }
+
+    /// A panic of the count ends the plain display's ticker, and the panic goes on to the
+    /// caller: the scope waited for the ticker forever, and the process hung.
+    #[test]
+    fn a_panic_of_the_count_ends_the_plain_display() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let p = Progress::new(Mode::Plain, true);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                p.run(|_| -> u8 { panic!("a count's panic") })
+            }));
+            tx.send(r.is_err()).unwrap();
+        });
+        // a hang check, not a time limit on the work: the run returns at once or never
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(300)),
+            Ok(true),
+            "the display's run did not return the panic"
+        );
     }
 
     #[test]
