@@ -10,6 +10,9 @@
 //!   atomically, a leaf of a piece recorded).
 //! - `scratch-free`: the free space of the scratch folder, `return(BYTES)` (a refusal for want
 //!   of disk, tested the same on a machine with any disk).
+//! - `spill`: as a table's file on disk is begun (a partition's runs mid-layer, or a layer
+//!   written whole); `return` kills the process there with SIGKILL, so that a test kills a
+//!   count at the Nth file (`spill=N*off->return`), a moment no signal from outside can hit.
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";
@@ -27,4 +30,16 @@ pub fn configure_from_env() -> Result<(), String> {
         fail::cfg(name.trim(), actions.trim()).map_err(|e| format!("{ENV}: '{entry}': {e}"))?;
     }
     Ok(())
+}
+
+/// The `spill` fail point (see the module's doc): SIGKILL to this process where it is set to
+/// `return`.
+pub(crate) fn spill() {
+    if fail::eval("spill", |_| ()).is_some() {
+        // SAFETY: kill(2) of this process by its own id, with a constant signal; it does not
+        // return
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
 }

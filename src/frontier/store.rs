@@ -110,6 +110,7 @@ impl Scratch {
 
     /// A new file's path, of this process, for `what`.
     fn file(&self, what: &str) -> PathBuf {
+        crate::failpoint::spill();
         let n = SERIAL.fetch_add(1, Ordering::Relaxed);
         self.dir
             .join(format!("{PREFIX}{}.{n}.{what}", std::process::id()))

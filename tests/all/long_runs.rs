@@ -1498,6 +1498,65 @@ fn a_count_through_disk_killed_mid_way_resumes_exactly_and_cleans_its_folder() {
     );
 }
 
+/// A count through disk killed with SIGKILL at five moments, one after the other, each in the
+/// run that resumed the one killed before: as the first file of a table goes to disk (in the
+/// forward walk, before anything is saved), at the 61st (its layers half on disk), and three
+/// times at the 151st (in the pieces, a part of a piece saved). The process kills itself at the
+/// Nth file of the store it begins (the `spill` fail point, SIGKILL from within: no signal
+/// from outside can hit a moment inside a layer), so each kill falls at the same point of the
+/// work on any machine. The runs that resume go on to the exact total, and the scratch folder
+/// the killed processes left files in is empty at the end.
+#[test]
+fn a_count_through_disk_killed_at_many_moments_resumes_exactly() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("disk.ckpt");
+    let args = [
+        "count",
+        "6x8",
+        "--threads",
+        "1",
+        "--max-memory",
+        "32M",
+        "--scratch",
+        path_str(scratch.path()),
+        "--checkpoint",
+        path_str(&ck),
+        "-q",
+    ];
+    let mut left_behind = 0;
+    for (k, files) in [0, 60, 150, 150, 150].into_iter().enumerate() {
+        let out = knights()
+            .args(args)
+            .env(
+                knights::failpoint::ENV,
+                format!("spill={files}*off->return"),
+            )
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.signal(),
+            Some(9),
+            "kill {k} (at file {}): {out:?}",
+            files + 1
+        );
+        left_behind += fs::read_dir(scratch.path()).unwrap().count();
+    }
+    assert!(records(&ck) >= 1, "no piece recorded before the last kill");
+    assert!(left_behind > 0, "no kill left a file on disk to clean");
+    let v = finish(&args);
+    assert_eq!(v["directed"], OPEN_6X8, "{v}");
+    let left: Vec<_> = fs::read_dir(scratch.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "files left in the scratch folder: {left:?}"
+    );
+}
+
 /// A refusal's advice works the first time (issue 52: from 12M the advice asked for 14.1,
 /// 14.2, 15.0 ... MiB in turn before 20M worked): the bound it names, pasted, counts.
 #[test]
