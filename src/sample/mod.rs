@@ -40,6 +40,10 @@ pub enum Method {
     Auto,
     /// Exactly uniform, from the counting tables (an error where they do not fit).
     Exact,
+    /// Exactly uniform from the frontier engine's layers, on any board they hold (the search's
+    /// tables are never used: a cross-check of one exact sampler against the other, and the
+    /// sampler of long boards; an error where the layers do not fit).
+    Frontier,
     /// A Markov chain (backbites and two-edge exchanges): approximately uniform, any board a tour
     /// can be found on.
     Chain,
@@ -212,7 +216,11 @@ impl Sampler {
             return Err(no_tour(reason.to_string()));
         }
         let req = Request {
-            tables: opts.tables,
+            tables: if opts.method == Method::Frontier {
+                Tables::Layers
+            } else {
+                opts.tables
+            },
             closed: opts.closed,
             from: opts.from,
             max_memory: opts.max_memory,
@@ -231,7 +239,7 @@ impl Sampler {
         };
         let exact = match opts.method {
             Method::Chain => Err(String::new()),
-            Method::Exact | Method::Auto => exact_engine(board, piece, &req),
+            Method::Exact | Method::Auto | Method::Frontier => exact_engine(board, piece, &req),
         };
         match exact {
             Ok((engine, how, total)) => {
@@ -239,7 +247,9 @@ impl Sampler {
                 s.how = how;
                 s.total = Some(total);
             }
-            Err(why) if opts.method == Method::Exact => return Err(SampleError::OutOfReach(why)),
+            Err(why) if matches!(opts.method, Method::Exact | Method::Frontier) => {
+                return Err(SampleError::OutOfReach(why));
+            }
             Err(why) => {
                 if opts.method == Method::Auto {
                     s.note = Some(format!(

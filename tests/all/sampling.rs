@@ -485,3 +485,72 @@ fn cli_says_which_method_and_refuses_bad_input() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("no closed tour on 5x5"), "{err}");
 }
+
+/// `--method frontier` (issue 50): the frontier engine's layers forced on boards whose every tour
+/// can be told apart, drawn `draws` times from seed `seed`: every tour's frequency against the
+/// uniform by chi-square over all `tours` of them (those never drawn count as 0), rejecting at
+/// the upper tail 1e-6 of `Z` (a correct sampler fails with probability about 1e-6 a board).
+fn frontier_is_uniform(b: &str, piece: &str, closed: bool, tours: u64, draws: usize, seed: u64) {
+    let b = board(b);
+    let piece: Piece = piece.parse().unwrap();
+    let opts = Options::new(closed, None, seed).with_method(Method::Frontier);
+    let mut s = Sampler::new(b, &piece, &opts).unwrap();
+    assert_eq!(s.total().unwrap(), &tours.into(), "{b} {piece}");
+    assert!(s.uniform() && s.method() == "exact", "{}", s.how());
+    assert!(s.how().contains("frontier engine's layers"), "{}", s.how());
+    let mut seen: HashMap<Vec<u32>, u64> = HashMap::new();
+    for t in s.draw(draws).unwrap() {
+        let is_closed = verify(b, &piece, &t.path).unwrap();
+        assert!(
+            !closed || is_closed,
+            "{b}: an open path drawn for a closed tour"
+        );
+        let key = if closed {
+            cycle_key(b, &t.path)
+        } else {
+            t.path.iter().map(|&q| b.index(q)).collect()
+        };
+        *seen.entry(key).or_default() += 1;
+    }
+    assert!(
+        seen.len() as u64 <= tours,
+        "{b}: more distinct tours than there are"
+    );
+    let mut obs: Vec<u64> = seen.values().copied().collect();
+    obs.resize(tours as usize, 0);
+    let x = chi_square(&obs, &vec![draws as f64 / tours as f64; tours as usize]);
+    let crit = chi_square_critical(tours as f64 - 1.0, Z);
+    assert!(x < crit, "{b} {piece}: chi-square {x:.1} over {crit:.1}");
+}
+
+#[test]
+fn the_frontier_sampler_forced_is_uniform_over_every_tour() {
+    // 5x6 open: 37,568 directed tours, 10.6 draws each
+    frontier_is_uniform("5x6", "knight", false, 37_568, 400_000, 11);
+    // 6x6 closed: 9,862 undirected cycles (the search's tables are what exact takes there)
+    frontier_is_uniform("6x6", "knight", true, 9_862, 60_000, 12);
+    // 3xn and 4xn
+    frontier_is_uniform("3x10", "knight", false, 6_096, 60_000, 13);
+    frontier_is_uniform("4x7", "knight", false, 12_756, 120_000, 14);
+    // another leaper: the (3,0)+(2,2) piece's 144 directed tours of 4x5
+    frontier_is_uniform("4x5", "3,0+2,2", false, 144, 14_400, 15);
+}
+
+/// `--method frontier` where the layers do not fit is refused (exit 2) with the tables' size,
+/// never the chain in its place.
+#[test]
+fn the_frontier_sampler_forced_where_the_layers_do_not_fit_is_refused() {
+    let out = knights()
+        .args(["sample", "8x8", "--closed", "--method", "frontier"])
+        .args(["--max-memory", "1G"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("knights: the frontier tables for 8x8 are projected at ")
+            && err.contains("over the memory bound of 1.0 GiB"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
