@@ -1,5 +1,41 @@
-//! The projection of a frontier count's layer sizes from the columns walked so far: what the
-//! reach check refuses counts by, and the first figure a long count shows.
+//! The up-front projection of a frontier count from the columns walked so far (what the reach
+//! check refuses counts by, and the first figure a long count shows), by one model:
+//!
+//! *A column not walked grows by the square root of the growth of the column before it (the
+//! fifth column by its 0.85th power, the sixth by its fourth root, none past `w + 2`) and holds
+//! no fewer states than the one before; a meeting's pieces read, for each state a column they
+//! walk starts from, `12 × 1.5^(w − 5)` states and 1.8 for each it ends with, the crossing's
+//! first column six times from the left table, the right half's last column once from the right
+//! table, and the smaller of the two again (the side made true), at the calibrated cost of a
+//! read.*
+//!
+//! The time is those reads at 0.25 µs on one thread (2.5 times that on boards 8 wide); the memory
+//! is the tree's line by parts (`Run::estimate_at`). Within 2 times of the wall time of every
+//! count of `results/estimates.md` past 0.1 s (0.68 to 1.76; `tests/all/messages.rs`).
+//!
+//! **A longer board is never projected at less**, for one width and kind:
+//!
+//! - its walk begins as the shorter board's: the reach check reads the column ends to the first
+//!   past 2,000,000 states or to the forward walk's end (column `max(left, right − 1)`, at least
+//!   two before the board's end, which no earlier column sees), walked under the same rules
+//!   wherever the two boards' colours agree (always for closed tours and even widths; for open
+//!   tours on odd widths between lengths of one parity, see below);
+//! - from one walk the columns never shrink ([`project_columns`]), and the reads never shrink as
+//!   the board grows ([`meeting_reads`]): the cut's left half is `(len − 1) / 2` columns and its
+//!   right half the rest, so the four column ends read (`left`, `left + 1`, `right − 1`,
+//!   `right`) never move back, each enters with a factor of at least 0, and the side made true
+//!   is the smaller of two terms that never shrink;
+//! - a longer board may walk a column the shorter one projected and find fewer states, so a
+//!   board is projected at no less than every shorter board of its width from the same walk cut
+//!   at that board's forward end (`Run::estimate`), which is that board's own projection: time,
+//!   memory and states never shrink, whatever the parts.
+//!
+//! Open tours on boards of odd width are two walks: on a board of odd squares a tour's ends lie
+//! on its majority colour, on one of even squares on both colours, and the rule that walks each
+//! (`layout::Rules`) shrinks the odd boards' layers (5x15 open holds 75,541 states where 5x14
+//! holds 104,335). The counts' own times alternate (5x14 open took 0.94 s, 5x15 0.66 s), and so
+//! may the projections of two such boards a column apart: the projection follows the walk the
+//! count makes, and walks no other board.
 
 /// Projects the forward walk's layer size at every column end (`[0]` is the empty start) from
 /// the sizes walked so far, `(squares walked, states)` in order, on a board `w` squares wide and
@@ -85,7 +121,7 @@ pub(super) fn meeting_reads(w: u32, left: usize, right: usize, col: &[f64]) -> f
 
 #[cfg(test)]
 mod tests {
-    use super::project_columns;
+    use super::{meeting_reads, project_columns};
 
     /// The walk's layer sizes after every square, from `profile_squares` (the knight, mirror
     /// images merged), cut after `upto` squares.
@@ -155,6 +191,67 @@ mod tests {
         let c = project_columns(6, 12, &walked(&OPEN_6X12, 24));
         assert!(within(c[5], 2_740_828.0, 1.5), "{c:?}");
         assert!(within(c[6], 4_181_602.0, 1.6), "{c:?}");
+    }
+
+    /// Column ends of the forward walk to a meeting (mirror images merged), each board's walk
+    /// to its end (`tests/data/reach-sizes.tsv` has them to the forward walk's end).
+    const CLOSED_6X16: [u64; 9] = [1, 1, 36, 851, 12260, 127101, 238191, 254314, 256396];
+    const OPEN_5X16: [u64; 10] = [1, 1, 26, 2387, 14103, 61088, 109333, 104335, 119184, 104420];
+    const CLOSED_8X16: [u64; 5] = [1, 1, 528, 124411, 3969876];
+
+    fn ends(w: usize, cols: &[u64], upto: usize) -> Vec<(usize, u64)> {
+        cols.iter()
+            .take(upto + 1)
+            .enumerate()
+            .map(|(c, &n)| (c * w, n))
+            .collect()
+    }
+
+    #[test]
+    fn the_columns_past_four_walked_are_projected_within_a_third() {
+        // the fifth to the eighth column, against those walked
+        for (w, cols) in [(6, &CLOSED_6X16[..]), (5, &OPEN_5X16[..])] {
+            let c = project_columns(w, 16, &ends(w, cols, 4));
+            for k in 5..=8 {
+                assert!(
+                    within(c[k], cols[k] as f64, 1.33),
+                    "{w} wide, column {k}: {c:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_column_holds_fewer_states_than_the_one_before() {
+        // 5x16 open's columns walked alternate from the sixth on; projected, they never shrink
+        let c = project_columns(5, 16, &ends(5, &OPEN_5X16, 9));
+        assert!(c.windows(2).all(|p| p[1] >= p[0]), "{c:?}");
+        assert_eq!(c[6], 109_333.0);
+        assert_eq!(c[7], 109_333.0);
+        assert_eq!(c[8], 119_184.0);
+    }
+
+    #[test]
+    fn the_reads_never_shrink_as_the_cut_moves_along() {
+        // the cut in the middle (`auto_cut`): the left half (len - 1) / 2 columns, the right
+        // half the rest; 8x16 closed from its walk to the fourth column, 5x16 open to its end
+        for (w, col) in [
+            (8, project_columns(8, 16, &ends(8, &CLOSED_8X16, 4))),
+            (5, project_columns(5, 16, &ends(5, &OPEN_5X16, 9))),
+            (6, project_columns(6, 16, &ends(6, &CLOSED_6X16, 8))),
+        ] {
+            let reads: Vec<f64> = (4..=16usize)
+                .map(|len| {
+                    let left = (len - 1) / 2;
+                    meeting_reads(w as u32, left, len - left, &col)
+                })
+                .collect();
+            assert!(reads.windows(2).all(|p| p[1] >= p[0]), "{w}: {reads:?}");
+        }
+        // 8x11, 8x12 and 8x13 closed, once projected at 3.9, 2.9 and 4.8 hours
+        let col = project_columns(8, 13, &ends(8, &CLOSED_8X16, 4));
+        let r = |len: usize| meeting_reads(8, (len - 1) / 2, len - (len - 1) / 2, &col);
+        assert!(r(11) <= r(12) && r(12) <= r(13));
     }
 
     #[test]

@@ -259,10 +259,11 @@ fn read_cost<K: Key>() -> f64 {
     if K::BYTES > 8 { WIDE_READ_COST } else { 1.0 }
 }
 
-/// Estimates the largest layer of a frontier count from a probe: the real walk to about
-/// `PROBE_STATES` (2,000,000) states, then per column a power of the growth before it (see
-/// `growth::project_columns`), no growth past `w + 2` columns (where long boards level off),
-/// and the tree's parts under the default memory bound, as `knights count` prints them.
+/// Estimates the largest layer of a frontier count, its memory and its time from a probe: the
+/// real walk to about `PROBE_STATES` (2,000,000) states or the forward walk's end, then the
+/// model of `growth.rs` (columns not walked grow by a power of the growth before them, and the
+/// pieces read states in proportion to the columns they walk), the tree's parts under the
+/// default memory bound, as `knights count` prints them.
 pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
@@ -966,8 +967,7 @@ impl<'a, K: Key> Run<'a, K> {
             Some(cut) => {
                 // the largest table the digit tree needs in memory is the forward walk's last
                 // column end (the roots wait on disk where they are large, and the tree's nodes
-                // are cut to the bound); it reads some tens to hundreds of states for each
-                // state of its roots
+                // are cut to the bound)
                 let (l, r) = (col[cut.left as usize], col[cut.right as usize - 1]);
                 let states = l.max(r);
                 // one side made true: twice its states

@@ -75,10 +75,11 @@ fn leaf_per_read(w: u32) -> f64 {
     (f64::from(w) - 2.0).max(1.0)
 }
 
-/// The states the forward walk's last column reads for each it starts from, estimated before it
-/// is walked (the up-front projection) from its growth `g`, its end's states over its start's,
-/// on a board `w` wide: 12 where the layers stay level on boards 5 wide, half as much again for
-/// each square wider, and 1.8 more for each time the column grows. Measured: 5x16 (growth 1.14)
+/// The states a column reads for each it starts from, estimated before it is walked (the
+/// up-front projection: a leaf's growth here, the pieces' reads in `growth::column_reads`) from
+/// its growth `g`, its end's states over its start's, on a board `w` wide: 12 where the layers
+/// stay level on boards 5 wide, half as much again for each square wider, and 1.8 more for each
+/// time the column grows. Measured: 5x16 (growth 1.14)
 /// read 13.7, 5x10 (4.3) 19.6, 6x12 closed (1.9) 21.2, 6x8 (10.4) 37.7, 7x8 open (13.6) 59.2,
 /// 7x8 closed (19.0) 66.3, 6x6 (223) 390.
 pub(crate) fn column_reads_from_growth(w: u32, g: f64) -> f64 {

@@ -926,12 +926,13 @@ fn counts_far_past_the_bound_are_refused_before_they_start() {
     assert!(err.contains("4.0 GiB"), "{err}");
     assert!(err.contains("--scratch DIR"), "{err}");
     // 8x10 closed under 4G once stopped making its roots; its tables now go through disk past
-    // the bound, and it is in reach: only the checkpoint of a count of hours is asked for (the
-    // scratch folder given 10 TB free, so that a small disk does not refuse it first)
+    // the bound, and it is in reach (projected at 54 minutes, it starts). 8x11 closed under 4G,
+    // projected at 3.5 hours, is in reach too: only the checkpoint of a count of hours is asked
+    // for (the scratch folder given 10 TB free, so that a small disk does not refuse it first)
     let err = fails_fast_env(
         &[
             "count",
-            "8x10",
+            "8x11",
             "--closed",
             "--max-memory",
             "4G",
