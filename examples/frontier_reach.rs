@@ -32,7 +32,7 @@ fn main() -> anyhow::Result<()> {
     }
     let r = frontier::reach(board, &Piece::knight(), &spec)?;
     println!(
-        "{{\"states\":{:.0},\"bytes\":{:.0},\"seconds\":{:.1}}}",
+        "{{\"states\":{:.0},\"bytes\":{:.0},\"seconds\":{:.2}}}",
         r.states, r.bytes, r.seconds
     );
     Ok(())
