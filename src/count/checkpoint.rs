@@ -828,7 +828,7 @@ impl LeftForMemory {
     }
 
     /// The note of piece `unit` in the ledger folder `dir` (beside its record-to-be, see
-    /// [`ledger_path`]).
+    /// `ledger_path`).
     #[must_use]
     pub fn in_ledger(dir: &Path, unit: usize) -> PathBuf {
         ledger_path(dir, unit).with_extension("left")
