@@ -343,6 +343,8 @@ fn seeds_and_threads() {
         ("6x6", false, Method::Exact),
         ("6x6", true, Method::Exact),
         ("3x20", false, Method::Exact),
+        ("6x6", true, Method::Frontier),
+        ("5x6", false, Method::Frontier),
         ("8x8", false, Method::Chain),
         ("8x8", true, Method::Chain),
     ] {
