@@ -652,11 +652,7 @@ pub fn write_ledger(
             });
         }
     }
-    std::fs::create_dir_all(dir).map_err(|source| CheckpointError::Io {
-        action: "create",
-        path: dir.into(),
-        source,
-    })?;
+    create_ledger(dir)?;
     let (mut text, crc) = id.header_with(LEDGER_MAGIC);
     let body = format!("{unit} {count} {}{}", now(), note_text_of(notes));
     text += &format!("{body} {:08x}\n", record_crc(crc, &body));
@@ -664,6 +660,15 @@ pub fn write_ledger(
     // the piece is no longer left for more memory (see [`LeftForMemory::in_ledger`])
     let _ = std::fs::remove_file(LeftForMemory::in_ledger(dir, unit));
     Ok(path)
+}
+
+/// Makes the ledger folder `dir` where it is missing.
+fn create_ledger(dir: &Path) -> Result<(), CheckpointError> {
+    std::fs::create_dir_all(dir).map_err(|source| CheckpointError::Io {
+        action: "create",
+        path: dir.into(),
+        source,
+    })
 }
 
 /// An open checkpoint that counted units are appended to.
@@ -837,6 +842,17 @@ impl LeftForMemory {
     /// Writes the note beside `checkpoint`, whole or not at all.
     pub fn write(&self, checkpoint: &Path) -> Result<(), CheckpointError> {
         self.write_at(&Self::path(checkpoint))
+    }
+
+    /// Writes the note of piece `unit` alone (of this note's cut and bound) to the ledger
+    /// folder `dir` ([`Self::in_ledger`]), making the folder where it is missing.
+    pub fn write_in_ledger(&self, dir: &Path, unit: usize) -> Result<(), CheckpointError> {
+        create_ledger(dir)?;
+        LeftForMemory {
+            pieces: vec![unit],
+            ..self.clone()
+        }
+        .write_at(&Self::in_ledger(dir, unit))
     }
 
     /// Writes the note to `path`, whole or not at all.

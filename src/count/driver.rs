@@ -871,18 +871,7 @@ impl Host for Runner<'_> {
             }
             // and one for `knights status DIR`, beside the piece's record-to-be
             if let Some(dir) = &self.job.ledger {
-                let one = checkpoint::LeftForMemory {
-                    pieces: vec![i],
-                    ..note
-                };
-                if let Err(e) = std::fs::create_dir_all(dir)
-                    .map_err(|source| crate::store::CheckpointError::Io {
-                        action: "create",
-                        path: dir.clone(),
-                        source,
-                    })
-                    .and_then(|()| one.write_at(&checkpoint::LeftForMemory::in_ledger(dir, i)))
-                {
+                if let Err(e) = note.write_in_ledger(dir, i) {
                     self.obs.warn(&e.to_string());
                 }
             }
@@ -943,10 +932,11 @@ pub enum Merged {
 pub fn merge(paths: &[PathBuf], obs: &dyn Observer) -> Result<Merged, RunError> {
     let t0 = Instant::now();
     // a ledger folder's notes of pieces left for more memory come with `DIR/*`: not records
-    let (notes, records): (Vec<PathBuf>, Vec<PathBuf>) = paths
-        .iter()
-        .cloned()
-        .partition(|p| checkpoint::LeftForMemory::read_at(p).is_some());
+    // (only `.left` files are read for it: the records are read once, below)
+    let (notes, records): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().cloned().partition(|p| {
+        p.extension().is_some_and(|x| x == "left")
+            && checkpoint::LeftForMemory::read_at(p).is_some()
+    });
     if !notes.is_empty() {
         obs.info(&format!(
             "{} note{} of pieces left for more memory skipped ('{}'{}): `knights status` of the ledger's folder names the pieces",
