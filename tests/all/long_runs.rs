@@ -1233,7 +1233,7 @@ fn a_count_under_a_small_bound_goes_through_disk_and_counts_exactly() {
     let held = v["peak_bytes"].as_u64().unwrap();
     assert!(held <= 48 << 20, "the tables held {held} bytes: {v}");
     // the scratch folder is emptied as the count ends
-    assert_eq!(fs::read_dir(scratch.path()).unwrap().count(), 0);
+    assert_emptied(scratch.path());
 }
 
 /// 5x8 open tours counted by the frontier engine on one thread with the checkpoint `ck`: a
@@ -1457,6 +1457,35 @@ fn bounds_below_the_floor_are_refused_up_front_and_the_rest_count() {
     }
 }
 
+/// 6x8 open on one thread under 32M, its tables through disk in the folder `scratch`, with
+/// the checkpoint `ck`.
+fn through_disk<'a>(scratch: &'a Path, ck: &'a Path) -> [&'a str; 10] {
+    [
+        "count",
+        "6x8",
+        "--threads",
+        "1",
+        "--max-memory",
+        "32M",
+        "--scratch",
+        path_str(scratch),
+        "--checkpoint",
+        path_str(ck),
+    ]
+}
+
+/// Asserts that the scratch folder `dir` holds no file.
+fn assert_emptied(dir: &Path) {
+    let left: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "files left in the scratch folder: {left:?}"
+    );
+}
+
 /// A count through disk killed with SIGKILL in the middle of its pieces resumes from its
 /// checkpoint to the exact total; the files the killed process left in the scratch folder
 /// are removed by the run that resumes, and that run leaves none.
@@ -1465,18 +1494,7 @@ fn a_count_through_disk_killed_mid_way_resumes_exactly_and_cleans_its_folder() {
     let dir = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let ck = dir.path().join("disk.ckpt");
-    let args = [
-        "count",
-        "6x8",
-        "--threads",
-        "1",
-        "--max-memory",
-        "32M",
-        "--scratch",
-        path_str(scratch.path()),
-        "--checkpoint",
-        path_str(&ck),
-    ];
+    let args = through_disk(scratch.path(), &ck);
     let mut child = spawn_paced(&args, 2);
     assert!(
         wait_for_records(&mut child, &ck, 2),
@@ -1488,14 +1506,7 @@ fn a_count_through_disk_killed_mid_way_resumes_exactly_and_cleans_its_folder() {
     let v = finish(&args);
     assert_eq!(v["directed"], OPEN_6X8, "{v}");
     assert!(v["disk_written_bytes"].as_u64().unwrap() > 0, "{v}");
-    let left: Vec<_> = fs::read_dir(scratch.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "files left in the scratch folder: {left:?}"
-    );
+    assert_emptied(scratch.path());
 }
 
 /// A count through disk killed with SIGKILL at five moments, one after the other, each in the
@@ -1512,19 +1523,7 @@ fn a_count_through_disk_killed_at_many_moments_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let ck = dir.path().join("disk.ckpt");
-    let args = [
-        "count",
-        "6x8",
-        "--threads",
-        "1",
-        "--max-memory",
-        "32M",
-        "--scratch",
-        path_str(scratch.path()),
-        "--checkpoint",
-        path_str(&ck),
-        "-q",
-    ];
+    let args = through_disk(scratch.path(), &ck);
     let mut left_behind = 0;
     for (k, files) in [0, 60, 150, 150, 150].into_iter().enumerate() {
         let out = knights()
@@ -1547,14 +1546,7 @@ fn a_count_through_disk_killed_at_many_moments_resumes_exactly() {
     assert!(left_behind > 0, "no kill left a file on disk to clean");
     let v = finish(&args);
     assert_eq!(v["directed"], OPEN_6X8, "{v}");
-    let left: Vec<_> = fs::read_dir(scratch.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "files left in the scratch folder: {left:?}"
-    );
+    assert_emptied(scratch.path());
 }
 
 /// A refusal's advice works the first time (issue 52: from 12M the advice asked for 14.1,
