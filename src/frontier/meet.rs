@@ -524,7 +524,7 @@ impl<K: Key> Run<'_, K> {
         }
         tables.push(("current", layer.src()));
         self.saver
-            .save(&self.name, ("forward", done, done, end), &tables)
+            .save(&self.name, ("forward", done, done, end), &tables, self.obs)
     }
 
     /// The shared tables saved at `p`, if there is such a file.
@@ -1131,7 +1131,7 @@ impl<K: Key> Run<'_, K> {
         // a side that went to disk on its way is larger than memory allows for an index: cut
         // again where it can be (at the column's end it cannot: indexed from its file)
         if let (Node::Disk(s), true) = (&end, may_cut) {
-            return Err(self.memory_error(s.file_bytes(), self.total.saturating_sub(1)));
+            return Err(self.memory_error(s.raw_bytes(), self.total.saturating_sub(1)));
         }
         let index = self.right_index(end, plan.cut, may_cut)?;
         let prefixes = Prefixes::new(&index, plan.m);

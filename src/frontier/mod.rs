@@ -211,6 +211,9 @@ struct DiskPlan {
     disk: f64,
     free: Option<u64>,
     dir: PathBuf,
+    /// Bytes a save of the largest layer takes beside the checkpoint while it replaces the
+    /// last (two saves' frames), where there is a checkpoint.
+    saves: f64,
 }
 
 /// A size as `--max-memory` takes it, rounded up to whole MiB (or GiB past 10 GiB).
@@ -582,6 +585,8 @@ struct Saver {
     cost: Duration,
     /// Whether the last finished layer is saved.
     saved: bool,
+    /// Saves skipped for want of disk (the user is told at the first).
+    skipped: u64,
 }
 
 const SAVE_RATIO: u32 = 20;
@@ -591,18 +596,63 @@ impl Saver {
         self.path.is_some() && self.last.elapsed() >= self.cost * SAVE_RATIO
     }
 
+    /// Saves `tables` as `stage`. A save is written beside the last one before it replaces it;
+    /// where the checkpoint's disk lacks room for it (twice the frames its states are projected
+    /// at) or fills while it is written, the last save stays, the count goes on, and `obs` is
+    /// told at the first such save: a stop then loses the layers since the last save, where a
+    /// count of hours stopped for want of disk for a save would lose everything since too.
     fn save<K: Key>(
         &mut self,
         name: &RunName,
         stage: (&str, usize, usize, usize),
         tables: &[(&str, Src<'_, K>)],
+        obs: &dyn Observer,
     ) -> Result<(), RunError> {
         if let Some(path) = &self.path {
+            let bytes: u64 = tables
+                .iter()
+                .map(|(_, t)| t.len() * t.shape().stride() as u64)
+                .sum();
+            let need = 2.0 * bytes as f64 / store::FRAME_SHRINK;
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let free = scratch_free(dir);
             let t = Instant::now();
             let (phase, done, layer, layers) = stage;
-            snapshot::save(path, name, phase, done, (layer, layers), tables)?;
+            let full = if free.is_some_and(|f| (f as f64) < need) {
+                true
+            } else {
+                match snapshot::save(path, name, phase, done, (layer, layers), tables) {
+                    Err(CheckpointError::Io { source, .. })
+                        if source.kind() == std::io::ErrorKind::StorageFull =>
+                    {
+                        true
+                    }
+                    r => {
+                        r?;
+                        false
+                    }
+                }
+            };
             self.cost = t.elapsed();
             self.last = Instant::now();
+            if full {
+                let states: u64 = tables.iter().map(|(_, t)| t.len()).sum();
+                if self.skipped == 0 {
+                    obs.warn(&format!(
+                        "the layer of {} state{} could not be saved: '{}' has {} free, and the save needs about {}; the last save is kept and the count goes on (a stop now loses the layers since), and later saves are tried as usual",
+                        group_u64(states),
+                        plural(states),
+                        dir.display(),
+                        human_bytes(free.unwrap_or(0)),
+                        human_bytes(need as u64),
+                    ));
+                }
+                self.skipped += 1;
+                return Ok(());
+            }
         }
         self.saved = true;
         Ok(())
@@ -804,6 +854,7 @@ impl<'a, K: Key> Run<'a, K> {
                 last: Instant::now(),
                 cost: Duration::ZERO,
                 saved: false,
+                skipped: 0,
             },
             split_path: limits
                 .split
@@ -1108,8 +1159,17 @@ impl<'a, K: Key> Run<'a, K> {
             } else {
                 String::new()
             };
+            // the saves of the largest layers where they and the tables on disk may not both fit
+            // (a save without room is skipped, and the count goes on: see `Saver::save`)
+            let saves = match plan.free {
+                Some(free) if plan.saves > 0.0 && plan.disk + plan.saves > free as f64 => format!(
+                    "; its saves of the largest layers take about {} more beside the checkpoint, and where the disk lacks room for one it is skipped (a stop then loses the layers since the last save)",
+                    human_bytes(plan.saves as u64)
+                ),
+                _ => String::new(),
+            };
             self.obs.info(&format!(
-                "this count may take about {} and {} of memory{disk} (projected from the growth of the columns walked so far, which may err a few times either way)",
+                "this count may take about {} and {} of memory{disk} (projected from the growth of the columns walked so far, which may err a few times either way){saves}",
                 human_duration(plan.seconds),
                 human_bytes((r.bytes as u64).min(self.limits.max_memory)),
             ));
@@ -1130,10 +1190,19 @@ impl<'a, K: Key> Run<'a, K> {
                 r.seconds
             },
             // a layer read from disk, the next written as runs, and their sum: three of the
-            // largest layer at the most
-            disk: if spills { 3.0 * r.states * entry } else { 0.0 },
+            // largest layer at the most, in frames a few times smaller than the entries
+            disk: if spills {
+                3.0 * r.states * entry / store::FRAME_SHRINK
+            } else {
+                0.0
+            },
             free: scratch_free(&dir),
             dir,
+            saves: if self.saver.path.is_some() {
+                2.0 * r.states * entry / store::FRAME_SHRINK
+            } else {
+                0.0
+            },
         }
     }
 
@@ -1194,6 +1263,7 @@ impl<'a, K: Key> Run<'a, K> {
                                 self.total,
                             ),
                             &with_current(extra, &layer),
+                            self.obs,
                         )?;
                     }
                 }
@@ -1203,6 +1273,7 @@ impl<'a, K: Key> Run<'a, K> {
                             &self.name,
                             (phase, i, (i).saturating_sub(self.offset), self.total),
                             &with_current(extra, &layer),
+                            self.obs,
                         )?;
                     }
                     return Ok(Walked::Interrupted);

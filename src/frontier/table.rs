@@ -795,7 +795,7 @@ impl<K: Key> Builder<K> {
             return false;
         };
         let mut runs = sp.runs[p].lock().expect("no panic holding it");
-        let runs = runs.get_or_insert_with(|| Runs::new(&sp.scratch));
+        let runs = runs.get_or_insert_with(|| Runs::new(&sp.scratch, self.shape.stride()));
         if part
             .raw_runs(self.shape, RUN_WRITE, |bytes, _| runs.append(bytes))
             .is_err()
@@ -963,7 +963,7 @@ fn combine<K: Key>(
     s: usize,
 ) -> Result<(), Stopped> {
     let stride = shape.stride();
-    let raw = runs.bytes() / stride as u64;
+    let raw = runs.raw_bytes() / stride as u64;
     // the states are at most the entries of the runs (fewer where a state is in many)
     let expect = (raw >> k).min(room / 2 / stride as u64);
     let builder = Builder::make(
@@ -978,7 +978,7 @@ fn combine<K: Key>(
         None,
         skip + k,
     );
-    let read = runs.chunks(stride, |bytes| {
+    let read = runs.chunks(|bytes| {
         let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
         bytes.par_chunks(per * stride).for_each(|part| {
             let mut batch = Batch::new(&builder);

@@ -257,7 +257,7 @@ fn too_large_count_says_so() {
     // the frontier engine refuses, before it starts, a count whose tables past the memory
     // bound this disk cannot hold, saying what it needs (estimate takes no board that large)
     knights().args(["count", "9x9"]).assert().code(2).stderr(
-        predicate::str::contains("TiB of disk")
+        predicate::str::contains("GiB of disk")
             .and(predicate::str::contains("--scratch DIR"))
             .and(predicate::str::contains("--force"))
             .and(predicate::str::contains("estimate").not()),
@@ -899,7 +899,7 @@ fn counts_far_past_the_bound_are_refused_before_they_start() {
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert!(left.is_empty(), "{left:?}");
     }
-    // 10x10 closed needs about a TiB of disk past the bound, more than a scratch folder of
+    // 10x10 closed needs about half a TiB of disk past the bound, more than a scratch folder of
     // 100 GB free has (set by a fail point, so that the refusal is the same on a machine with
     // any disk; two threads, so that its time is the same with any cores): what it needs is
     // named, the disk and the time
@@ -921,7 +921,7 @@ fn counts_far_past_the_bound_are_refused_before_they_start() {
         2,
     );
     assert!(err.contains("93.1 GiB free"), "{err}");
-    assert!(err.contains("TiB of disk"), "{err}");
+    assert!(err.contains("GiB of disk"), "{err}");
     assert!(err.contains("TiB of tables projected"), "{err}");
     assert!(err.contains("4.0 GiB"), "{err}");
     assert!(err.contains("--scratch DIR"), "{err}");
