@@ -679,6 +679,19 @@ mod tests {
         }
     }
 
+    /// Saved layers of the format before frames are refused by name, not read as damaged.
+    #[test]
+    fn saved_layers_of_an_earlier_format_are_refused_with_advice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.ckpt.layers");
+        fs::write(&path, "knights-frontier 2\nversion 0.1.0\n").unwrap();
+        let e = read_header(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("earlier version") && e.contains("delete it"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn no_single_damage_makes_the_reader_panic_or_lie() {
         let dir = tempfile::tempdir().unwrap();

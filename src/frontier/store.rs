@@ -558,6 +558,54 @@ mod tests {
         assert!(!path.exists(), "a spill's file goes with it");
     }
 
+    /// Entries of an odd stride, many frames of them pushed in pieces of every size, read back
+    /// byte for byte and in order, in fewer bytes than they take (the sorted bytes of states
+    /// and counts compress), and a frame header that names a part of an entry is refused.
+    #[test]
+    fn frames_read_back_every_entry_in_order_and_smaller() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = Scratch::new(dir.path().to_path_buf());
+        let shape = Shape { key: 10, limbs: 1 };
+        let stride = shape.stride();
+        let n = 3 * FRAME_BYTES / stride + 17;
+        let mut raw = Vec::with_capacity(n * stride);
+        let mut rng = fastrand::Rng::with_seed(7);
+        for i in 0..n as u64 {
+            // a key of a few 4-bit slots in a mostly empty window, a small count
+            let key = u128::from(rng.u64(..)) & 0x0000_0f0f_00f0_0f00_0f0f;
+            raw.extend_from_slice(&key.to_le_bytes()[..10]);
+            raw.extend_from_slice(&(i % 1000).to_le_bytes());
+        }
+        let mut w = SpillWriter::<u128>::new(&scratch, shape).unwrap();
+        let mut at = 0;
+        for k in (1..).map(|k| k * 1237 % 5000 + 1) {
+            if at == n {
+                break;
+            }
+            let m = k.min(n - at);
+            w.push(&raw[at * stride..(at + m) * stride], m as u64)
+                .unwrap();
+            at += m;
+        }
+        let s = w.finish().unwrap();
+        assert_eq!(s.len, n as u64);
+        assert!(
+            s.file_bytes() * 2 < s.raw_bytes(),
+            "{} bytes of frames for {} of entries",
+            s.file_bytes(),
+            s.raw_bytes()
+        );
+        let mut back = Vec::new();
+        s.chunks(|b| back.extend_from_slice(b)).unwrap();
+        assert!(back == raw, "the entries read back as written");
+        // a frame whose size is not whole entries
+        let mut bytes = std::fs::read(&s.path).unwrap();
+        bytes[0] = bytes[0].wrapping_add(1);
+        std::fs::write(&s.path, &bytes).unwrap();
+        let e = s.chunks(|_| {}).unwrap_err().to_string();
+        assert!(e.contains("does not read back as written"), "{e}");
+    }
+
     #[test]
     fn runs_append_and_read_back_whole_entries() {
         let dir = tempfile::tempdir().unwrap();
