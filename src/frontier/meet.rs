@@ -420,7 +420,11 @@ impl<K: Key> Run<'_, K> {
         let end = lsq.max(rq);
         let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, end as u32);
         self.total = end;
-        let resume = self.load_layers()?;
+        let resume = match self.load_layers() {
+            // stopped while the saved layer was read back: it stays as it was
+            Err(_) if self.stopped() => return Ok(None),
+            r => r?,
+        };
         let (mut layer, mut done, mut left, mut right) = match resume {
             Some(mut s) if s.phase == "forward" && s.done % w == 0 && s.done <= end => {
                 let done = s.done;
@@ -530,7 +534,7 @@ impl<K: Key> Run<'_, K> {
     /// The shared tables saved at `p`, if there is such a file.
     fn read_roots(&mut self, p: &std::path::Path, cut: Cut) -> Result<Option<Roots<K>>, RunError> {
         let Some(mut s) =
-            snapshot::load_to::<K>(p, &self.name, self.walk.key_bytes(), self.spill_to())?
+            snapshot::load_to::<K>(p, &self.name, self.walk.key_bytes(), self.spill_to(), None)?
         else {
             return Ok(None);
         };
