@@ -45,7 +45,7 @@ use rayon::prelude::*;
 
 use super::entry::{Limbs, Shape};
 use super::state::Key;
-use super::store::{FRAME_HEADER, FrameError, Scratch, encode_all, pending_room, read_frames};
+use super::store::{FRAME_HEADER, FrameError, FrameWriter, Scratch, read_frames};
 #[cfg(test)]
 use super::table::Layer;
 use super::table::{Batch, Bound, Builder, EMPTY, Node, Src};
@@ -127,24 +127,17 @@ pub(crate) fn save<K: Key>(
             sizes.join(" "),
         ),
     );
-    // the states are written as they are read from the tables, a few frames a thread at a time,
-    // with their checksum kept as they go: a copy of a table of 200 million states would double
+    // the states are written as they are read from the tables, in frames a few a thread at a
+    // time (`FrameWriter`), with their checksum kept as they go: a copy of a table of 200 million states would double
     // its memory
     let stride = key_bytes + 8 * limbs;
     replace_with(path, |f| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
-        out.write_all(head.as_bytes())?;
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, f);
+        file.write_all(head.as_bytes())?;
+        let mut out = FrameWriter::new(file, stride);
         let mut crc = crc32fast::Hasher::new();
         let mut entry = vec![0u8; stride];
         let mut key = [0u8; 16];
-        let mut pending: Vec<u8> = Vec::new();
-        let flush = |pending: &mut Vec<u8>, out: &mut std::io::BufWriter<_>| {
-            for frame in encode_all(pending, stride) {
-                out.write_all(&frame)?;
-            }
-            pending.clear();
-            Ok::<(), std::io::Error>(())
-        };
         for (_, t) in tables {
             // a table on disk is read back as it is written: a failure to read it fails the save
             let mut written = Ok(());
@@ -160,17 +153,14 @@ pub(crate) fn save<K: Key>(
                         .copy_from_slice(&w.to_le_bytes());
                 }
                 crc.update(&entry);
-                pending.extend_from_slice(&entry);
-                if pending.len() >= pending_room() {
-                    written = flush(&mut pending, &mut out);
-                }
+                written = out.push(&entry);
             })
             .map_err(|e| std::io::Error::other(e.to_string()))?;
             written?;
             // a table's last frame ends with it
-            flush(&mut pending, &mut out)?;
+            out.flush_frames()?;
         }
-        out.write_all(&crc.finalize().to_le_bytes())?;
+        out.inner().write_all(&crc.finalize().to_le_bytes())?;
         out.flush()
     })?;
     Ok(head_crc)

@@ -56,10 +56,15 @@ pub(crate) const FRAME_SHRINK: f64 = 2.0;
 /// Bytes of a frame's header: the bytes of its entries and of its compressed body (`u32` each).
 pub(crate) const FRAME_HEADER: usize = 8;
 
+/// Bytes of the whole `stride`-byte entries a frame holds at most.
+fn frame_room(stride: usize) -> usize {
+    (FRAME_BYTES / stride).max(1) * stride
+}
+
 /// The entries `raw` (whole, of `stride` bytes each) as frames appended to `out`.
 pub(crate) fn encode(raw: &[u8], stride: usize, out: &mut Vec<u8>) {
     debug_assert_eq!(raw.len() % stride, 0);
-    let per = (FRAME_BYTES / stride).max(1) * stride;
+    let per = frame_room(stride);
     let mut sorted = Vec::with_capacity(raw.len().min(per));
     for entries in raw.chunks(per) {
         let n = entries.len() / stride;
@@ -242,19 +247,13 @@ impl<K: Key> Drop for Spill<K> {
     }
 }
 
-/// A [`Spill`] being written: entries appended, then finished. Entries wait in memory until
-/// there are frames enough for every thread ([`PENDING_FRAMES`] each), which are then made at
-/// once and written in order.
+/// A [`Spill`] being written: entries appended (as frames, [`FrameWriter`]), then finished.
 pub(crate) struct SpillWriter<K: Key> {
-    out: BufWriter<File>,
+    out: FrameWriter<BufWriter<File>>,
     path: PathBuf,
     len: u64,
     shape: Shape,
     crc: crc32fast::Hasher,
-    /// Entries not yet made frames.
-    pending: Vec<u8>,
-    /// Bytes written to the file.
-    disk: u64,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -267,13 +266,11 @@ impl<K: Key> SpillWriter<K> {
         let file = File::create(&path)
             .map_err(|e| RunError::from(Error::Invalid(failed("write", &path, &e))))?;
         Ok(SpillWriter {
-            out: BufWriter::with_capacity(1 << 20, file),
+            out: FrameWriter::new(BufWriter::with_capacity(1 << 20, file), shape.stride()),
             path,
             len: 0,
             shape,
             crc: crc32fast::Hasher::new(),
-            pending: Vec::new(),
-            disk: 0,
             _key: std::marker::PhantomData,
         })
     }
@@ -283,40 +280,25 @@ impl<K: Key> SpillWriter<K> {
         debug_assert_eq!(bytes.len() as u64, n * self.shape.stride() as u64);
         self.crc.update(bytes);
         self.len += n;
-        self.pending.extend_from_slice(bytes);
-        if self.pending.len() >= pending_room() {
-            self.write_pending()?;
-        }
-        Ok(())
-    }
-
-    /// Makes the entries waiting into frames, on every thread, and writes them in order.
-    fn write_pending(&mut self) -> Result<(), RunError> {
-        let frames = encode_all(&self.pending, self.shape.stride());
-        self.pending.clear();
-        for f in &frames {
-            self.disk += f.len() as u64;
-            self.out
-                .write_all(f)
-                .map_err(|e| RunError::from(Error::Invalid(failed("write", &self.path, &e))))?;
-        }
-        Ok(())
+        self.out
+            .push(bytes)
+            .map_err(|e| Error::Invalid(failed("write", &self.path, &e)).into())
     }
 
     /// The file, written and flushed.
     pub(crate) fn finish(mut self) -> Result<Spill<K>, RunError> {
-        self.write_pending()?;
         self.out
             .flush()
             .map_err(|e| RunError::from(Error::Invalid(failed("write", &self.path, &e))))?;
-        disk_grew(self.disk);
-        WRITTEN.fetch_add(self.disk, Ordering::Relaxed);
+        let disk = self.out.written();
+        disk_grew(disk);
+        WRITTEN.fetch_add(disk, Ordering::Relaxed);
         Ok(Spill {
             path: std::mem::take(&mut self.path),
             len: self.len,
             shape: self.shape,
             crc: self.crc.clone().finalize(),
-            disk: self.disk,
+            disk,
             _key: std::marker::PhantomData,
         })
     }
@@ -421,7 +403,7 @@ pub(crate) fn read_frames(
     left: &mut u64,
     entries: &mut Vec<u8>,
 ) -> Result<(), FrameError> {
-    let most = (FRAME_BYTES / stride).max(1) * stride;
+    let most = frame_room(stride);
     let mut frames: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut raw = 0;
     while *left > 0 && raw < want.min(CHUNK_BYTES) {
@@ -457,22 +439,74 @@ pub(crate) fn read_frames(
     if ok { Ok(()) } else { Err(FrameError::Damaged) }
 }
 
-/// The entries `raw` as frames made on every thread, in order: a few frames a thread at a time
-/// keeps both threads busy where one writer makes a whole layer's.
-pub(crate) fn encode_all(raw: &[u8], stride: usize) -> Vec<Vec<u8>> {
-    let per = (FRAME_BYTES / stride).max(1) * stride;
-    raw.par_chunks(per)
-        .map(|entries| {
-            let mut out = Vec::new();
-            encode(entries, stride, &mut out);
-            out
-        })
-        .collect()
+/// Whole entries written as frames to `out`: they wait in memory until there are frames enough
+/// for every thread ([`PENDING_FRAMES`] each), which are then made at once and written in order
+/// (one writer makes a whole layer's frames: made one at a time, they kept one thread busy).
+/// A layer's file ([`SpillWriter`]) and a checkpoint's saved layers write through one.
+pub(crate) struct FrameWriter<W: Write> {
+    out: W,
+    stride: usize,
+    /// Entries not yet made frames, and how many bytes of them wait at most.
+    pending: Vec<u8>,
+    room: usize,
+    /// Bytes of frames written.
+    written: u64,
 }
 
-/// Entries a writer holds back before it makes them frames: [`PENDING_FRAMES`] a thread.
-pub(crate) fn pending_room() -> usize {
-    rayon::current_num_threads().max(1) * PENDING_FRAMES * FRAME_BYTES
+impl<W: Write> FrameWriter<W> {
+    pub(crate) fn new(out: W, stride: usize) -> FrameWriter<W> {
+        FrameWriter {
+            out,
+            stride,
+            pending: Vec::new(),
+            room: rayon::current_num_threads().max(1) * PENDING_FRAMES * FRAME_BYTES,
+            written: 0,
+        }
+    }
+
+    /// Appends whole entries.
+    pub(crate) fn push(&mut self, entries: &[u8]) -> std::io::Result<()> {
+        self.pending.extend_from_slice(entries);
+        if self.pending.len() >= self.room {
+            self.flush_frames()?;
+        }
+        Ok(())
+    }
+
+    /// Makes every entry waiting a frame and writes it: the next entry begins a new frame.
+    pub(crate) fn flush_frames(&mut self) -> std::io::Result<()> {
+        let frames: Vec<Vec<u8>> = self
+            .pending
+            .par_chunks(frame_room(self.stride))
+            .map(|entries| {
+                let mut out = Vec::new();
+                encode(entries, self.stride, &mut out);
+                out
+            })
+            .collect();
+        self.pending.clear();
+        for f in &frames {
+            self.out.write_all(f)?;
+            self.written += f.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Bytes of frames written so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Every entry written as frames, and the writer flushed.
+    pub(crate) fn flush(&mut self) -> std::io::Result<()> {
+        self.flush_frames()?;
+        self.out.flush()
+    }
+
+    /// The writer the frames go to (for what a file holds after them).
+    pub(crate) fn inner(&mut self) -> &mut W {
+        &mut self.out
+    }
 }
 
 /// Reads the frames of the file at `path`, `bytes` bytes, into `f` a chunk of whole entries of
