@@ -416,6 +416,12 @@ pub struct SampleArgs {
     /// tables fit, the chain otherwise.
     #[arg(long, value_enum, default_value_t = SampleMethod::Auto)]
     pub method: SampleMethod,
+    /// Exact: which tables the tours are drawn from: search (the counting search's, boards of
+    /// up to 64 squares), layers (the frontier engine's plain layers), meet (inside the frontier
+    /// count met in the middle, the leaves a batch lands in made again), or auto (the first of
+    /// these that fits the board, the bound and the time).
+    #[arg(long, value_enum, default_value_t = crate::sample::Tables::Auto)]
+    pub tables: crate::sample::Tables,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SampleFormat::Grid)]
     pub format: SampleFormat,

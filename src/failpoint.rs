@@ -13,6 +13,8 @@
 //! - `spill`: as a table's file on disk is begun (a partition's runs mid-layer, or a layer
 //!   written whole); `return` kills the process there with SIGKILL, so that a test kills a
 //!   count at the Nth file (`spill=N*off->return`), a moment no signal from outside can hit.
+//! - `sample-shared-disk`: `return` sends the exact sampler's shared layers (`sample::meet`) to
+//!   a file however small they are, as they go past a quarter of the memory bound.
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";

@@ -14,9 +14,6 @@ use super::on_board;
 use crate::EXIT_NOT_FOUND;
 use knights::cli::{SampleArgs, SampleFormat};
 
-/// Tours drawn at a time: enough for every thread, few enough to print as they come.
-const BATCH: u64 = 4096;
-
 pub(crate) fn run(a: &SampleArgs) -> Result<u8> {
     let board = a.board;
     let mut opts =
@@ -26,6 +23,8 @@ pub(crate) fn run(a: &SampleArgs) -> Result<u8> {
     }
     opts.thin = a.thin;
     opts.burn_in = a.burn_in;
+    opts.tables = a.tables;
+    opts.tell = Some(|s| eprintln!("{}: {s}", crate::progress::NOTE));
     with_threads(a.threads, || sample(a, &opts))?
 }
 
@@ -47,7 +46,7 @@ fn sample(a: &SampleArgs, opts: &Options) -> Result<u8> {
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut index = 0u64;
     while index < a.number {
-        let tours = sampler.draw(BATCH.min(a.number - index) as usize)?;
+        let tours = sampler.draw(sampler.batch().min(a.number - index) as usize)?;
         for t in tours {
             match a.format {
                 SampleFormat::Grid => {

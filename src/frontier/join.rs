@@ -73,6 +73,32 @@ impl Boundary {
     }
 }
 
+/// A crossing state as the join reads it: the group of right states it asks for, its links
+/// and terminals, and its ends (the boundary squares with one edge on each side); `None` where
+/// it has more terminals than a tour (`want`: none closed, two open). The exact sampler's join
+/// of one leaf, state by state.
+pub(crate) fn left_side<K: Key>(b: &Boundary, k: K, want: u32) -> Option<(u64, u64, u32, u32)> {
+    let (lm, lt) = b.links(k);
+    let rt = want.checked_sub(lt.count_ones())?;
+    let ends = (b.slots.iter().enumerate())
+        .filter(|&(_, &s)| need(k.get(s)) == 1)
+        .fold(0u32, |e, (j, _)| e | 1 << j);
+    Some((group(b.asks(k, b.slots.len()), rt), lm, lt, ends))
+}
+
+/// A right state as the join reads it: the group it offers, its links and terminals.
+pub(crate) fn right_side<K: Key>(b: &Boundary, k: K) -> (u64, u64, u32) {
+    let (rm, rt) = b.links(k);
+    (group(b.offers(k), rt.count_ones()), rm, rt)
+}
+
+/// Whether a crossing state read by [`left_side`] and a right state of its group read by
+/// [`right_side`] make one tour.
+pub(crate) fn pair_joins(left: (u64, u32, u32), right: (u64, u32), closed: bool) -> bool {
+    let (lm, lt, ends) = left;
+    joins_paired(lm, lt, right.0, right.1, ends, ends.count_ones(), closed)
+}
+
 /// A right state ready for joining.
 #[derive(Clone, Copy, Debug)]
 struct Right {

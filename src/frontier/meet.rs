@@ -568,6 +568,9 @@ impl<K: Key> Run<'_, K> {
         };
         let (left_merged, right_len) = (left.len(), right.len());
         let true_right = true_right(left_merged, right_len);
+        if let Some(s) = &self.sink {
+            s.lock().expect("no panic holding the lock").true_right = true_right;
+        }
         let mirror = |cols: u32| {
             let steps = layout::steps::<K>(
                 &self.walk,
@@ -1013,6 +1016,10 @@ impl<K: Key> Run<'_, K> {
                 match self.leaf(plan, j, x, fin) {
                     Ok(c) => {
                         self.leaves.record(j, p, &c)?;
+                        if let Some(s) = &self.sink {
+                            let mut s = s.lock().expect("no panic holding the lock");
+                            s.leaves.push((j, p, c.clone()));
+                        }
                         *count += c;
                         figures.leaves += 1;
                         return Ok(());

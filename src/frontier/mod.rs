@@ -28,7 +28,7 @@
 pub(crate) mod entry;
 pub(crate) mod expand;
 mod growth;
-mod join;
+pub(crate) mod join;
 pub(crate) mod layout;
 mod leaves;
 mod meet;
@@ -357,6 +357,63 @@ pub fn count_with(
     count.how = ran.how.unwrap_or(count.how);
     count.peak = ran.peak;
     Ok(count)
+}
+
+/// What a meeting in the middle tells the exact sampler (`sample::meet`): how it was cut, which
+/// side it made true below the tree's root, and every leaf of its digit tree with its count.
+/// A leaf `(j, p)` is the node of depth `j` whose digits, read as a number in base 3 with the
+/// first digit the most significant, are `p`: the sampler makes its states again from the roots
+/// alone, and checks its join against the count recorded here.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MeetLeaves {
+    /// Columns of the left half, of the right half, and of the crossing.
+    pub(crate) cut: (u32, u32, u32),
+    pub(crate) true_right: bool,
+    pub(crate) leaves: Vec<(usize, u64, BigUint)>,
+    pub(crate) rules: layout::Rules,
+}
+
+/// A symmetric count met in the middle, every piece counted here, and its leaves told
+/// (`None` where the count does not meet in the middle). The count runs within `max_memory`,
+/// its tables through disk where they pass it, as `count` would.
+pub(crate) fn meet_leaves(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    max_memory: u64,
+) -> Result<Option<MeetLeaves>, RunError> {
+    supports(board, piece, spec)?;
+    let req = Request { board, piece, spec };
+    let limits = Limits {
+        max_memory,
+        force: true,
+        ..quiet_limits()
+    };
+    let walk = Walk::new(board, piece, spec.wide);
+    let host = Alone::default();
+    let (stop, obs) = (host.stop(), host.observer());
+    keyed!(walk, K => {
+        // the engine's own cut where it meets, else the middle where a meeting is possible
+        let mut run = Run::<K>::new(req, &limits, walk.clone(), Method::Auto, stop, obs)?;
+        if run.cut.is_none() {
+            match Run::<K>::new(req, &limits, walk, Method::Meet, stop, obs) {
+                Ok(r) => run = r,
+                Err(_) => return Ok(None),
+            }
+        }
+        let Some(cut) = run.cut.filter(|_| run.settled.is_none()) else {
+            return Ok(None);
+        };
+        run.sink = Some(std::sync::Mutex::new(MeetLeaves {
+            cut: (cut.left, cut.right, cut.cross),
+            rules: run.rules.clone(),
+            ..MeetLeaves::default()
+        }));
+        run.sweep.scratch.remove_stale();
+        run.meet(cut, &host)?;
+        let log = run.sink.take().expect("set above").into_inner().expect("no panic holding the lock");
+        Ok(Some(log))
+    })
 }
 
 /// The piece whose finished leaves the file at `path` (`FILE.leaves` beside a checkpoint)
@@ -710,6 +767,9 @@ struct Run<'a, K: Key> {
     leaves: leaves::LeafLog,
     /// Bytes of tables this process had written to disk when the count began.
     disk_before: u64,
+    /// Where a meeting's leaves are told as they are joined (the exact sampler's, see
+    /// [`meet_leaves`]); `None` for a count.
+    sink: Option<std::sync::Mutex<MeetLeaves>>,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -878,6 +938,7 @@ impl<'a, K: Key> Run<'a, K> {
             column_start: 0,
             leaves: leaves::LeafLog::default(),
             disk_before: store::written_bytes(),
+            sink: None,
             _key: std::marker::PhantomData,
         })
     }

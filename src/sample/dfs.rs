@@ -440,6 +440,7 @@ mod tests {
             from: from.map(|s| board.parse_square(s).expect("a square")),
             max_memory: 1 << 30,
             seconds: None,
+            tell: None,
         }
     }
 

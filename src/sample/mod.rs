@@ -16,6 +16,7 @@
 pub mod chain;
 mod dfs;
 mod layers;
+mod meet;
 pub mod stats;
 
 use std::time::Instant;
@@ -50,7 +51,7 @@ pub enum Method {
 }
 
 /// Which tables an exact sampler walks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Tables {
     /// The layers on boards with a short side of at most 5 and past 64 squares, the search
     /// otherwise (the faster on each, as measured in `results/sampling.md`).
@@ -60,6 +61,9 @@ pub enum Tables {
     Search,
     /// The frontier engine's layers.
     Layers,
+    /// The frontier count met in the middle: its digit tree's leaves, each made again with its
+    /// layers kept where a batch lands in it (`meet.rs`).
+    Meet,
 }
 
 /// What to sample.
@@ -79,6 +83,9 @@ pub struct Options {
     pub burn_in: Option<u64>,
     /// Exact: which tables (a cross-check of one against the other).
     pub tables: Tables,
+    /// Told what a setup of minutes is doing before it starts (the command line prints it on
+    /// stderr); `None`: nothing is told.
+    pub tell: Option<fn(&str)>,
 }
 
 impl Options {
@@ -94,6 +101,7 @@ impl Options {
             thin: None,
             burn_in: None,
             tables: Tables::Auto,
+            tell: None,
         }
     }
 
@@ -114,6 +122,8 @@ pub(crate) struct Request {
     /// Auto: give up on exact tables projected to take longer than this (a projection from the
     /// states counted, never the clock).
     pub(crate) seconds: Option<f64>,
+    /// See [`Options::tell`].
+    pub(crate) tell: Option<fn(&str)>,
 }
 
 /// Why no tours are drawn.
@@ -166,6 +176,7 @@ pub fn chain_burn_in(squares: u64, closed: bool) -> u64 {
 enum Engine {
     Dfs(Box<dfs::Dfs>),
     Layers(Box<dyn layers::Draw>),
+    Meet(Box<dyn meet::Batch>),
     Chain {
         chains: Vec<chain::Chain>,
         moves: chain::Moves,
@@ -225,6 +236,7 @@ impl Sampler {
             from: opts.from,
             max_memory: opts.max_memory,
             seconds: (opts.method == Method::Auto).then_some(AUTO_SECONDS),
+            tell: opts.tell,
         };
         let mut s = Sampler {
             board,
@@ -308,6 +320,17 @@ impl Sampler {
         Ok(())
     }
 
+    /// Tours best drawn at a time: enough for every thread, few enough to print as they come;
+    /// inside a count met in the middle, where a batch costs a pass over the leaves it lands in
+    /// whatever its size, as many as memory keeps at ease.
+    #[must_use]
+    pub fn batch(&self) -> u64 {
+        match self.engine {
+            Engine::Meet(_) => 1 << 16,
+            _ => 4096,
+        }
+    }
+
     /// `"exact"` or `"chain"`.
     #[must_use]
     pub fn method(&self) -> &'static str {
@@ -361,7 +384,7 @@ impl Sampler {
                 .into_par_iter()
                 .map(|r| l.unrank(&BigUint::from(r), false))
                 .collect(),
-            Engine::Chain { .. } => return None,
+            Engine::Meet(_) | Engine::Chain { .. } => return None,
         };
         let piece = &self.piece;
         paths
@@ -401,6 +424,7 @@ impl Sampler {
                     (l.unrank(&r, coin), coin)
                 })
                 .collect(),
+            Engine::Meet(b) => b.draw(seed, first, n).map_err(SampleError::OutOfReach)?,
             Engine::Chain {
                 chains,
                 moves,
@@ -523,6 +547,63 @@ pub(crate) fn below(rng: &mut fastrand::Rng, n: &BigUint) -> BigUint {
     }
 }
 
+/// `auto` and `exact` take the count met in the middle where its count is projected at no
+/// more than this (8x8 closed: about two minutes on two cores); `--tables meet` at any length.
+pub const MEET_SECONDS: f64 = 900.0;
+
+/// The sampler inside a count met in the middle (`meet.rs`), or why not; `before` says why the
+/// other tables were out of reach.
+fn meet_engine(
+    board: Board,
+    piece: &Piece,
+    req: &Request,
+    before: Option<String>,
+) -> Result<(Engine, String, BigUint), String> {
+    let kind = if req.closed { "closed" } else { "open" };
+    let and = |why: String| match &before {
+        Some(b) => format!("{b}; {why}"),
+        None => why,
+    };
+    let spec = CountSpec {
+        closed: req.closed,
+        from: req.from,
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    let secs = crate::frontier::reach(board, piece, &spec)
+        .map_err(|e| and(e.to_string()))?
+        .seconds;
+    if before.is_some() && secs > MEET_SECONDS {
+        return Err(and(format!(
+            "the count met in the middle is projected at {}",
+            crate::count::human_duration(secs)
+        )));
+    }
+    if let Some(tell) = req.tell.filter(|_| secs > 10.0) {
+        tell(&format!(
+            "exact sampling of {kind} tours of {board} draws inside the frontier count met in the middle: it counts them first (projected about {}), then each batch of tours makes again the leaves of the count it lands in",
+            crate::count::human_duration(secs)
+        ));
+    }
+    let b = meet::build(board, piece, req).map_err(and)?;
+    let undirected = BigUint::from(b.total());
+    let total = if req.closed {
+        undirected
+    } else {
+        undirected * 2u32
+    };
+    let how = format!(
+        "exact: a uniform rank below {total} {kind} tours{}, drawn inside the frontier count met in the middle ({}; each batch makes again the leaves it lands in, with their layers)",
+        if req.closed {
+            " (undirected cycles)"
+        } else {
+            ""
+        },
+        b.describe()
+    );
+    Ok((Engine::Meet(b), how, total))
+}
+
 /// DFS estimates beyond this many seconds leave exact sampling to the frontier tables.
 const DFS_SECONDS: f64 = 120.0;
 
@@ -541,7 +622,7 @@ fn exact_engine(
     let layers_first = match req.tables {
         Tables::Auto => n > 1 && layers::preferred(board, piece, req),
         Tables::Search => false,
-        Tables::Layers => true,
+        Tables::Layers | Tables::Meet => true,
     };
     if req.tables == Tables::Search && !board.is_small() {
         return Err(format!(
@@ -586,7 +667,14 @@ fn exact_engine(
             ));
         }
     }
-    let l = layers::build(board, piece, req)?;
+    let l = match req.tables {
+        Tables::Meet => return meet_engine(board, piece, req, None),
+        Tables::Layers => layers::build(board, piece, req)?,
+        Tables::Auto | Tables::Search => match layers::build(board, piece, req) {
+            Ok(l) => l,
+            Err(why) => return meet_engine(board, piece, req, Some(why)),
+        },
+    };
     // open tours from any square: the layers count undirected paths, each drawn in a direction
     // a fair coin picks
     let total = if req.closed || req.from.is_some() {

@@ -556,3 +556,68 @@ fn the_frontier_sampler_forced_where_the_layers_do_not_fit_is_refused() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// The sampler inside the count met in the middle (`--tables meet`, what 8x8 closed and 7x8
+/// open take): every tour of a board small enough to see them all, drawn uniformly.
+#[test]
+fn meet_sampler_is_uniform_over_every_tour() {
+    // 6x6 closed: 9,862 cycles; 5x6 open: 37,568 directed; 3x14 closed: 1,536 cycles; the
+    // (3,0)+(2,2) piece's 364 directed open tours of 4x8 (a crossing of three columns)
+    for (name, piece, closed, total, n, seed) in [
+        ("6x6", "knight", true, 9862u32, 60_000, 12),
+        ("5x6", "knight", false, 37_568, 120_000, 13),
+        ("3x14", "knight", true, 1536, 15_360, 14),
+        ("4x8", "3,0+2,2", false, 364, 7_280, 15),
+    ] {
+        let b = board(name);
+        let piece: Piece = piece.parse().unwrap();
+        let mut opts = Options::new(closed, None, seed).with_method(Method::Exact);
+        opts.tables = Tables::Meet;
+        let mut s = Sampler::new(b, &piece, &opts).unwrap();
+        assert_eq!(s.total().unwrap(), &total.into(), "{name}");
+        assert!(s.how().contains("met in the middle"), "{}", s.how());
+        let mut seen: HashMap<Vec<u32>, u64> = HashMap::new();
+        for t in s.draw(n).unwrap() {
+            assert!(verify(b, &piece, &t.path).unwrap() || !closed, "{name}");
+            let key = if closed {
+                cycle_key(b, &t.path)
+            } else {
+                t.path.iter().map(|&q| b.index(q)).collect()
+            };
+            *seen.entry(key).or_default() += 1;
+        }
+        assert!(seen.len() <= total as usize, "{name}");
+        let mut obs: Vec<u64> = seen.values().copied().collect();
+        obs.resize(total as usize, 0);
+        let cells = f64::from(total);
+        let x = chi_square(&obs, &vec![n as f64 / cells; total as usize]);
+        let crit = chi_square_critical(cells - 1.0, Z);
+        assert!(x < crit, "{name}: chi-square {x:.1} over {crit:.1}");
+    }
+}
+
+/// `--tables meet` from the command line: the same seed gives the same tours on one thread and
+/// two, and the shared walk's layers read back from a file (sent there by a fail point, as a
+/// small `--max-memory` would) give those same tours.
+#[test]
+fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
+    let run = |threads: &str, disk: bool| {
+        let mut cmd = knights();
+        cmd.args([
+            "sample", "6x6", "--closed", "--tables", "meet", "--method", "exact",
+        ])
+        .args(["-n", "40", "--format", "moves", "-s", "7", "-j", threads]);
+        if disk {
+            cmd.env(knights::failpoint::ENV, "sample-shared-disk=return");
+        }
+        let o = cmd.assert().success();
+        let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("met in the middle"), "{err}");
+        assert_eq!(err.contains("on disk"), disk, "{err}");
+        o.get_output().stdout.clone()
+    };
+    let one = run("1", false);
+    assert_eq!(String::from_utf8_lossy(&one).lines().count(), 40);
+    assert_eq!(one, run("2", false));
+    assert_eq!(one, run("2", true));
+}

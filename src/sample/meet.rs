@@ -1,0 +1,1068 @@
+//! Exact uniform sampling inside a count met in the middle: boards whose plain layers are past
+//! any memory (8x8 closed, 7x8 open), drawn from the structure the count itself uses.
+//!
+//! The count ([`crate::frontier::meet_leaves`]) cuts the board after `c` columns, carries the
+//! left half across the boundary columns (the *crossing*), walks the right half (the same
+//! forward walk, mirrored end to end) through its last column, and cuts both sides into the
+//! leaves of a digit tree, each leaf a join of crossing states with right states whose counts
+//! multiply. A tour is drawn in four steps, each in proportion to the tours below it:
+//!
+//! 1. a leaf, by the count the count recorded for it (a uniform rank below the total);
+//! 2. within the leaf, made again from the roots with every layer kept (its nodes from the
+//!    roots, one digit a step, then the rest of its walks), a pair of a crossing state and a
+//!    right state that join, by the product of their counts (the same rank, read on);
+//! 3. each side walked back to its root: at every step a predecessor and the choice that led
+//!    from it, by the predecessor's count, from the sample's own random stream;
+//! 4. each root walked back through the shared forward walk to the first square.
+//!
+//! A batch costs one pass over the layers it uses, not one a tour: the leaves a batch lands in
+//! are made once each, in the tree's order so that the nodes above them are made once; the
+//! samples wait at a node until it is let go, and are walked back through its parent's layer
+//! together; the shared walk is walked back once for all of them.
+//!
+//! **Mirror images.** The forward walk merges each state with its mirror image (rows reversed)
+//! at every column end. Walking back, a sample keeps a *flip*: its real state is the table's
+//! state or its image. Where a predecessor's choice led to the image of the merged state, the
+//! flip turns over, and the edges of the steps below are mirrored. A table path so read is
+//! uniform over the real paths to the real state (two table paths a real one where the state
+//! and its image differ, one where they are one), provided that a state which is its own image
+//! takes either orientation by a fair coin: the path below it is real both ways round. The count makes one side of its roots *true*
+//! (each state and its image apart, half the merged count each) and leaves the other merged, so
+//! that a merged root stands for itself as it is: the sampler's tours are then those whose
+//! merged side passes its root in the table's own orientation, each twice as likely, and none
+//! of their mirror images. A fair coin mirrors the whole tour, which makes every tour equally
+//! likely (the set of tours is closed under the mirror).
+//!
+//! Every leaf made again is joined again and checked against the count's record of it: a
+//! difference stops the batch.
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::board::Board;
+use crate::count::CountSpec;
+use crate::count::report::human_bytes;
+use crate::frontier::MeetLeaves;
+use crate::frontier::expand::{ANY, Choice, expand_choices, expand_digit};
+use crate::frontier::join::{Boundary, left_side, pair_joins, right_side};
+use crate::frontier::layout::{self, Step, Walk};
+use crate::frontier::state::{Key, Perm};
+use crate::piece::Piece;
+
+use super::{Request, below_u128, tour_rng};
+
+/// An exact sampler that draws a batch at a time.
+pub(crate) trait Batch: Send + Sync {
+    /// Tours `first..first + n` of the run of `seed`: each path as board square indices, and
+    /// the coin that picks an open path's direction.
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String>;
+    /// The tours drawn from (undirected: closed cycles, or open paths in one direction).
+    fn total(&self) -> u128;
+    /// The tables in a few words.
+    fn describe(&self) -> String;
+}
+
+/// What a crossing state after its step `i` needs of the right over boundary squares `0..=i`
+/// (square `j` in slot `i - j`), as a number in base 3 whose digit `j` is square `j`'s need: the
+/// class of `Boundary::asks` modulo `3^(i + 1)`.
+fn asks<K: Key>(k: K, i: usize) -> u64 {
+    (0..=i).rev().fold(0, |c, j| {
+        c * 3 + crate::frontier::state::need(k.get((i - j) as u32))
+    })
+}
+
+/// A table: states sorted, each with its count.
+type Table<K> = Vec<(K, u128)>;
+
+/// Bytes a state of a kept table takes.
+fn entry_bytes<K: Key>() -> u64 {
+    std::mem::size_of::<(K, u128)>() as u64
+}
+
+/// One leaf of the count's digit tree.
+struct Leaf {
+    /// Its digits from the root (`0..=2` each).
+    digits: Vec<u8>,
+    count: u128,
+    /// The leaves before it in the tree's order hold this many tours.
+    start: u128,
+}
+
+struct Meet<K: Key> {
+    board: Board,
+    walk: Walk,
+    closed: bool,
+    /// The shared forward walk's steps (merged at column ends) and every layer: `shared[t]`
+    /// holds the states before square `t`, `t = 0..=end`.
+    fwd: Vec<Step<K>>,
+    shared: Kept<K>,
+    xsteps: Vec<Step<K>>,
+    ysteps: Vec<Step<K>>,
+    lsq: usize,
+    rq: usize,
+    m: usize,
+    w: usize,
+    left_b: Boundary,
+    right_b: Boundary,
+    true_right: bool,
+    leaves: Vec<Leaf>,
+    total: u128,
+    /// Bytes the sampler may hold.
+    max_memory: u64,
+    setup: String,
+}
+
+/// Layers kept for a walk back: in memory, or, once asked, in a file of the system's temporary
+/// folder (removed when they go), the last layer also in memory for the next step.
+struct Kept<K: Key> {
+    mem: Vec<Table<K>>,
+    disk: Option<Disk>,
+    tail: Option<Table<K>>,
+    len: usize,
+}
+
+/// A file of layers and where each starts, with how many states.
+struct Disk {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+    at: Vec<(u64, usize)>,
+}
+
+/// Bytes a state takes in the file: its key, then its count.
+fn disk_entry<K: Key>() -> usize {
+    K::BYTES + 16
+}
+
+impl<K: Key> Kept<K> {
+    fn new() -> Kept<K> {
+        Kept {
+            mem: Vec::new(),
+            disk: None,
+            tail: None,
+            len: 0,
+        }
+    }
+
+    /// Keeps `layer` next; `to_disk`: every layer kept from now on goes to the file.
+    fn push(&mut self, layer: Table<K>, to_disk: bool) -> Result<(), String> {
+        if to_disk && self.disk.is_none() {
+            static FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = std::env::temp_dir()
+                .join(format!(".knights-sample.{}.{n}.layers", std::process::id()));
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+            let mut disk = Disk {
+                file,
+                path,
+                at: Vec::new(),
+            };
+            for l in std::mem::take(&mut self.mem) {
+                disk.write(&l)?;
+            }
+            self.disk = Some(disk);
+        }
+        self.len += 1;
+        match &mut self.disk {
+            Some(d) => {
+                d.write(&layer)?;
+                self.tail = Some(layer);
+            }
+            None => self.mem.push(layer),
+        }
+        Ok(())
+    }
+
+    /// Layer `t`, borrowed or read back.
+    fn layer(&self, t: usize) -> Result<std::borrow::Cow<'_, Table<K>>, String> {
+        use std::borrow::Cow;
+        match (&self.disk, &self.tail) {
+            (None, _) => Ok(Cow::Borrowed(&self.mem[t])),
+            (Some(_), Some(tail)) if t + 1 == self.len => Ok(Cow::Borrowed(tail)),
+            (Some(d), _) => d.read(t).map(Cow::Owned),
+        }
+    }
+
+    /// The last layer kept.
+    fn last(&self) -> Option<&Table<K>> {
+        match &self.disk {
+            None => self.mem.last(),
+            Some(_) => self.tail.as_ref(),
+        }
+    }
+
+    /// States held in memory.
+    fn held(&self) -> u64 {
+        (self.mem.iter().chain(&self.tail))
+            .map(|l| l.len() as u64)
+            .sum()
+    }
+
+    fn on_disk(&self) -> bool {
+        self.disk.is_some()
+    }
+}
+
+impl Disk {
+    fn write<K: Key>(&mut self, layer: &Table<K>) -> Result<(), String> {
+        use std::io::{Seek, SeekFrom, Write};
+        let e = disk_entry::<K>();
+        let mut bytes = vec![0u8; layer.len() * e];
+        for (out, &(k, c)) in bytes.chunks_exact_mut(e).zip(layer) {
+            k.write(&mut out[..K::BYTES]);
+            out[K::BYTES..].copy_from_slice(&c.to_le_bytes());
+        }
+        let file = &mut self.file;
+        let pos = file
+            .seek(SeekFrom::End(0))
+            .and_then(|p| file.write_all(&bytes).map(|()| p))
+            .map_err(|e| format!("cannot write '{}': {e}", self.path.display()))?;
+        self.at.push((pos, layer.len()));
+        Ok(())
+    }
+
+    fn read<K: Key>(&self, t: usize) -> Result<Table<K>, String> {
+        use std::os::unix::fs::FileExt;
+        let (pos, len) = self.at[t];
+        let e = disk_entry::<K>();
+        let mut bytes = vec![0u8; len * e];
+        self.file
+            .read_exact_at(&mut bytes, pos)
+            .map_err(|err| format!("cannot read '{}': {err}", self.path.display()))?;
+        Ok(bytes
+            .chunks_exact(e)
+            .map(|b| {
+                let c = u128::from_le_bytes(b[K::BYTES..].try_into().expect("16 bytes"));
+                (K::read(b, K::BYTES), c)
+            })
+            .collect())
+    }
+}
+
+impl Drop for Disk {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A sample on its way: its random stream and rank, the states of its two sides and where they
+/// stand, and the edges chosen so far (board walk numbers).
+struct Sample<K> {
+    rng: fastrand::Rng,
+    rank: u128,
+    leaf: usize,
+    side: [Walker<K>; 2],
+    edges: Vec<(u32, u32)>,
+}
+
+/// One side of a sample: its state in the table it stands in, and whether its real state is
+/// that state's mirror image.
+#[derive(Clone, Copy, Default)]
+struct Walker<K> {
+    key: K,
+    flip: bool,
+}
+
+/// The left side (the crossing's) and the right side of a sample.
+const LEFT: usize = 0;
+const RIGHT: usize = 1;
+
+/// Builds the sampler: the count met in the middle, with its leaves, and the shared walk's
+/// layers kept. An error says why it does not apply or does not fit.
+pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dyn Batch>, String> {
+    if req.from.is_some() {
+        return Err("a count met in the middle counts tours from every square".into());
+    }
+    let walk = Walk::new(board, piece, false);
+    if walk.window() > crate::frontier::MAX_WINDOW {
+        return Err(format!(
+            "the frontier window of {board} is {} squares; its tables handle up to {}",
+            walk.window(),
+            crate::frontier::MAX_WINDOW
+        ));
+    }
+    let spec = CountSpec {
+        closed: req.closed,
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    let t = std::time::Instant::now();
+    let log = crate::frontier::meet_leaves(board, piece, &spec, req.max_memory)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("the frontier count of {board} does not meet in the middle"))?;
+    let secs = t.elapsed().as_secs_f64();
+    if walk.window() <= u64::SLOTS {
+        Ok(Box::new(Meet::<u64>::new(board, walk, req, log, secs)?))
+    } else {
+        Ok(Box::new(Meet::<u128>::new(board, walk, req, log, secs)?))
+    }
+}
+
+impl<K: Key> Meet<K> {
+    fn new(
+        board: Board,
+        walk: Walk,
+        req: &Request,
+        log: MeetLeaves,
+        secs: f64,
+    ) -> Result<Meet<K>, String> {
+        let (left, right, cross) = log.cut;
+        let w = walk.w as usize;
+        let (lsq, rq, m) = (
+            (left * walk.w) as usize,
+            ((right - 1) * walk.w) as usize,
+            (cross * walk.w) as usize,
+        );
+        let end = lsq.max(rq);
+        let rules = log.rules.clone();
+        let fwd = layout::steps::<K>(&walk, &rules, 0, end as u32);
+        let mut xrules = rules.clone();
+        xrules.mirror = false;
+        xrules.cut = Some(lsq as u32);
+        let xsteps = layout::steps::<K>(&walk, &xrules, lsq as u32, (lsq + m) as u32);
+        let mut yrules = rules;
+        yrules.mirror = false;
+        let ysteps = layout::steps::<K>(&walk, &yrules, rq as u32, (rq + w) as u32);
+        let h = cross;
+        let mm = m as u32;
+        let left_b = Boundary {
+            slots: (0..mm).rev().collect(),
+        };
+        let right_b = Boundary {
+            slots: (0..mm)
+                .map(|j| {
+                    let c = mm - 1 - j;
+                    (h - 1 - c / walk.w) * walk.w + c % walk.w
+                })
+                .collect(),
+        };
+        let mut start = 0u128;
+        let mut leaves: Vec<Leaf> = Vec::with_capacity(log.leaves.len());
+        let mut sorted = log.leaves;
+        let digits = |j: usize, p: u64| -> Vec<u8> {
+            (0..j)
+                .map(|i| ((p / 3u64.pow((j - 1 - i) as u32)) % 3) as u8)
+                .collect()
+        };
+        sorted.sort_by_key(|(j, p, _)| digits(*j, *p));
+        for (j, p, c) in sorted {
+            let count = u128::try_from(&c)
+                .map_err(|_| format!("a leaf of {board} counts past 128 bits"))?;
+            if count == 0 {
+                continue;
+            }
+            leaves.push(Leaf {
+                digits: digits(j, p),
+                count,
+                start,
+            });
+            start = start
+                .checked_add(count)
+                .ok_or_else(|| format!("the tours of {board} count past 128 bits"))?;
+        }
+        let mut s = Meet {
+            board,
+            walk,
+            closed: req.closed,
+            fwd,
+            shared: Kept::new(),
+            xsteps,
+            ysteps,
+            lsq,
+            rq,
+            m,
+            w,
+            left_b,
+            right_b,
+            true_right: log.true_right,
+            leaves,
+            total: start,
+            max_memory: req.max_memory,
+            setup: String::new(),
+        };
+        let (shared, states) = s.forward()?;
+        s.shared = shared;
+        s.setup = format!(
+            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, counted in {secs:.1} s; the shared walk's {} layers kept, {} states, {}{}",
+            left,
+            right,
+            if s.true_right { "right" } else { "left" },
+            s.leaves.len(),
+            {
+                let d = s.leaves.iter().map(|l| l.digits.len());
+                let (lo, hi) = (d.clone().min().unwrap_or(0), d.max().unwrap_or(0));
+                if lo == hi {
+                    format!("{lo}")
+                } else {
+                    format!("{lo} to {hi}")
+                }
+            },
+            s.fwd.len() + 1,
+            states,
+            human_bytes(states * entry_bytes::<K>()),
+            if s.shared.on_disk() {
+                " on disk (past a quarter of the memory bound)"
+            } else {
+                ""
+            }
+        );
+        Ok(s)
+    }
+
+    /// The shared forward walk, every layer kept (in a file of the system's temporary folder
+    /// once they pass a quarter of the memory bound), and its states.
+    fn forward(&self) -> Result<(Kept<K>, u64), String> {
+        let mut shared = Kept::new();
+        shared.push(vec![(K::ZERO, 1u128)], false)?;
+        let (mut bytes, mut states) = (entry_bytes::<K>(), 1u64);
+        for step in &self.fwd {
+            let next = self.child(shared.last().expect("a layer"), step, ANY)?;
+            bytes += next.len() as u64 * entry_bytes::<K>();
+            states += next.len() as u64;
+            let to_disk = || {
+                fail::fail_point!("sample-shared-disk", |_| true);
+                bytes > self.max_memory / 4
+            };
+            shared.push(next, to_disk())?;
+        }
+        Ok((shared, states))
+    }
+
+    /// The states `step` leads to from `layer` by choices of `digit` edges ([`ANY`]: all),
+    /// each with the sum of its predecessors' counts: in buckets by the state's hash, sorted
+    /// within each (an order fixed by the states alone, whatever the threads: the draws read
+    /// layers in order), each bucket sorted and summed on its own thread.
+    fn child(&self, layer: &Table<K>, step: &Step<K>, digit: usize) -> Result<Table<K>, String> {
+        self.child_kept(layer, step, digit, &|_| true)
+    }
+
+    /// [`Meet::child`] of the states `keep` keeps.
+    fn child_kept(
+        &self,
+        layer: &Table<K>,
+        step: &Step<K>,
+        digit: usize,
+        keep: &(dyn Fn(K) -> bool + Sync),
+    ) -> Result<Table<K>, String> {
+        const BUCKETS: usize = 256;
+        let closed = self.closed;
+        let parts: Vec<Vec<Vec<(K, u128)>>> = layer
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                let mut v: Vec<Vec<(K, u128)>> = vec![Vec::new(); BUCKETS];
+                for &(k, c) in chunk {
+                    expand_digit(k, step, closed, digit, |t| {
+                        if keep(t) {
+                            v[(t.hash64() >> 56) as usize].push((t, c));
+                        }
+                    });
+                }
+                v
+            })
+            .collect();
+        let buckets: Vec<Result<Table<K>, String>> = (0..BUCKETS)
+            .into_par_iter()
+            .map(|b| {
+                let mut all: Vec<(K, u128)> =
+                    Vec::with_capacity(parts.iter().map(|p| p[b].len()).sum());
+                for p in &parts {
+                    all.extend_from_slice(&p[b]);
+                }
+                all.sort_unstable_by_key(|e| e.0);
+                let mut merged: Table<K> = Vec::with_capacity(all.len());
+                for (k, c) in all {
+                    match merged.last_mut() {
+                        Some(last) if last.0 == k => {
+                            last.1 = last.1.checked_add(c).ok_or("a count past 128 bits")?;
+                        }
+                        _ => merged.push((k, c)),
+                    }
+                }
+                Ok(merged)
+            })
+            .collect();
+        drop(parts);
+        let mut out = Vec::with_capacity(buckets.iter().flatten().map(Vec::len).sum());
+        for b in buckets {
+            out.extend_from_slice(&b?);
+        }
+        Ok(out)
+    }
+
+    /// The mirror at the end of the column that ends before square `t` (a column end), and the
+    /// slots it acts on.
+    fn mirror_at(&self, t: usize) -> (&Perm<K>, u32) {
+        let step = &self.fwd[t - 1];
+        (
+            step.mirror
+                .as_ref()
+                .expect("a symmetric count merges mirror images at column ends"),
+            step.width,
+        )
+    }
+
+    /// The true table of the merged `t`: each state and its image, half the count each.
+    fn unmerged(&self, t: usize) -> Result<Table<K>, String> {
+        let (perm, width) = self.mirror_at(t);
+        let mut out: Table<K> = self
+            .shared
+            .layer(t)?
+            .par_iter()
+            .flat_map_iter(|&(k, c)| {
+                let m = perm.apply(k, width);
+                if m == k {
+                    vec![(k, c)]
+                } else {
+                    vec![(k, c / 2), (m, c / 2)]
+                }
+            })
+            .collect();
+        out.par_sort_unstable_by_key(|e| e.0);
+        Ok(out)
+    }
+
+    /// A walk number's square on the board.
+    fn index(&self, v: u32) -> u32 {
+        let w = self.walk.w;
+        let (x, y) = (v / w, v % w);
+        let sq = if self.walk.along_rows {
+            crate::board::Square::new(x, y)
+        } else {
+            crate::board::Square::new(y, x)
+        };
+        self.board.index(sq)
+    }
+
+    /// Walk square `v` of `side`, its rows reversed where `flip`: the board walk number (the
+    /// right side's walk is the board's, end to end).
+    fn place(&self, side: usize, v: u32, flip: bool) -> u32 {
+        let w = self.walk.w;
+        let v = if flip { v / w * w + (w - 1 - v % w) } else { v };
+        if side == RIGHT {
+            (self.walk.len - 1 - v / w) * w + v % w
+        } else {
+            v
+        }
+    }
+
+    /// Walks the sides `who` (sample, side) back by one step, `step` (at walk square `sq`),
+    /// from the table after it to `layer`, the table before it: each to a predecessor and a
+    /// choice drawn by the predecessor's count. `merge`: the step ends a column whose states
+    /// were merged with their images.
+    #[allow(clippy::too_many_arguments)]
+    fn back(
+        &self,
+        samples: &mut [Sample<K>],
+        who: &[(usize, usize)],
+        layer: &Table<K>,
+        step: &Step<K>,
+        sq: u32,
+        merge: bool,
+    ) -> Result<(), String> {
+        if who.is_empty() {
+            return Ok(());
+        }
+        let mut targets: Vec<K> = who.iter().map(|&(s, d)| samples[s].side[d].key).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        let mut plain = step.clone();
+        let mirror = if merge {
+            plain.mirror.take().map(|p| (p, step.width))
+        } else {
+            plain.mirror = None;
+            None
+        };
+        let closed = self.closed;
+        let hits: Vec<(u32, u32, Choice, bool)> = layer
+            .par_chunks(4096)
+            .enumerate()
+            .flat_map_iter(|(ci, chunk)| {
+                let mut v = Vec::new();
+                for (i, &(k, _)) in chunk.iter().enumerate() {
+                    expand_choices(k, &plain, closed, |t, choice| {
+                        let Some(t) = t else { return };
+                        let (rep, flipped) = match &mirror {
+                            Some((perm, width)) => {
+                                let m = perm.apply(t, *width);
+                                if m < t { (m, true) } else { (t, false) }
+                            }
+                            None => (t, false),
+                        };
+                        if let Ok(ti) = targets.binary_search(&rep) {
+                            v.push((ti as u32, (ci * 4096 + i) as u32, choice, flipped));
+                        }
+                    });
+                }
+                v
+            })
+            .collect();
+        let mut by: Vec<Vec<(u32, Choice, bool)>> = vec![Vec::new(); targets.len()];
+        for (ti, i, c, f) in hits {
+            by[ti as usize].push((i, c, f));
+        }
+        for &(s, d) in who {
+            let sample = &mut samples[s];
+            let walker = sample.side[d];
+            let ti = targets
+                .binary_search(&walker.key)
+                .expect("a target of its own");
+            let cands = &by[ti];
+            let sum: u128 = cands.iter().map(|&(i, _, _)| layer[i as usize].1).sum();
+            if sum == 0 {
+                return Err(format!(
+                    "a state of the tables of {} has no predecessor: the tables cannot be trusted (a fault of the program; please report it)",
+                    self.board
+                ));
+            }
+            let mut u = below_u128(&mut sample.rng, sum);
+            let &(i, choice, flipped) = cands
+                .iter()
+                .find(|&&(i, _, _)| {
+                    let c = layer[i as usize].1;
+                    if u < c {
+                        true
+                    } else {
+                        u -= c;
+                        false
+                    }
+                })
+                .expect("a draw below the sum");
+            let flip = walker.flip ^ flipped;
+            for &b in choice.edges.iter().filter(|&&b| b > 0) {
+                let (a, z) = (self.place(d, sq, flip), self.place(d, sq - b, flip));
+                sample.edges.push((a, z));
+            }
+            sample.side[d] = Walker {
+                key: layer[i as usize].0,
+                flip,
+            };
+        }
+        Ok(())
+    }
+
+    /// The digit tree's part of a batch: each leaf the samples landed in made again (its nodes
+    /// from the roots, shared with the leaf before where they lie on its way), its join drawn
+    /// from, and every sample walked back to the roots.
+    fn leaves_part(&self, samples: &mut [Sample<K>]) -> Result<(), String> {
+        let (m, w) = (self.m, self.w);
+        // the roots: the side made true, each state and its image apart
+        let x0 = if self.true_right {
+            self.shared.layer(self.lsq)?.into_owned()
+        } else {
+            self.unmerged(self.lsq)?
+        };
+        let y0 = if self.true_right {
+            self.unmerged(self.rq)?
+        } else {
+            self.shared.layer(self.rq)?.into_owned()
+        };
+        // the nodes on the way to the current leaf: crossing and right tables by depth (the
+        // right's only to the end of its column)
+        let mut xs: Vec<Table<K>> = vec![x0];
+        let mut ys: Vec<Table<K>> = vec![y0];
+        let mut path: Vec<u8> = Vec::new();
+        // samples waiting at a node, by depth, for each side
+        let mut wait: [Vec<Vec<usize>>; 2] = [vec![Vec::new(); m + 1], vec![Vec::new(); w + 1]];
+        let mut order: Vec<usize> = (0..samples.len()).collect();
+        order.sort_by_key(|&s| (samples[s].leaf, samples[s].rank));
+        let mut at = 0;
+        while at < order.len() {
+            let li = samples[order[at]].leaf;
+            let mut end = at;
+            while end < order.len() && samples[order[end]].leaf == li {
+                end += 1;
+            }
+            let mine = &order[at..end];
+            at = end;
+            let leaf = &self.leaves[li];
+            let j = leaf.digits.len();
+            let common = path
+                .iter()
+                .zip(&leaf.digits)
+                .take_while(|(a, b)| a == b)
+                .count();
+            while path.len() > common {
+                self.up(samples, &mut xs, &mut ys, &mut wait)?;
+                path.pop();
+            }
+            while path.len() < j {
+                let i = path.len();
+                let d = leaf.digits[i];
+                let x = self.child(&xs[i], &self.xsteps[i], 2 - d as usize)?;
+                xs.push(x);
+                if i < w {
+                    let y = self.child(&ys[i], &self.ysteps[i], d as usize)?;
+                    ys.push(y);
+                }
+                path.push(d);
+                let states = (xs.iter().chain(&ys)).map(|t| t.len() as u64).sum::<u64>();
+                self.fits(states + self.shared.held())?;
+            }
+            // the leaf's own walks, every layer kept (to disk past the tables' share of the
+            // bound): the right's first, whose classes tell which crossing states can join
+            // (the others and all they lead to are dropped)
+            let path_states: u64 =
+                (xs.iter().chain(&ys)).map(|t| t.len() as u64).sum::<u64>() + self.shared.held();
+            let room = (self.max_memory / 2).saturating_sub(path_states * entry_bytes::<K>());
+            let jy = j.min(w);
+            let mut yl: Kept<K> = Kept::new();
+            for i in jy..w {
+                let from = yl.last().unwrap_or(&ys[jy]);
+                let next = self.child(from, &self.ysteps[i], ANY)?;
+                let full = (yl.held() + next.len() as u64) * entry_bytes::<K>() > room / 2;
+                yl.push(next, full)?;
+            }
+            let offered = self.prefixes(yl.last().unwrap_or(&ys[jy]));
+            let mut xl: Kept<K> = Kept::new();
+            for (i, offers) in offered.iter().enumerate().skip(j) {
+                let from = xl.last().unwrap_or(&xs[j]);
+                let keep = |k: K| offers.contains(&asks(k, i));
+                let next = self.child_kept(from, &self.xsteps[i], ANY, &keep)?;
+                let full = (xl.held() + yl.held() + next.len() as u64) * entry_bytes::<K>() > room;
+                xl.push(next, full)?;
+            }
+            let held = path_states + xl.held() + yl.held();
+            self.fits(held)?;
+            let xend = xl.last().unwrap_or(&xs[j]);
+            let yend = yl.last().unwrap_or(&ys[jy]);
+            self.join(samples, mine, leaf, xend, yend)?;
+            // walk the leaf's samples back to its node
+            let left: Vec<(usize, usize)> = mine.iter().map(|&s| (s, LEFT)).collect();
+            for i in (j..m).rev() {
+                let layer = if i == j {
+                    std::borrow::Cow::Borrowed(&xs[j])
+                } else {
+                    xl.layer(i - j - 1)?
+                };
+                self.back(
+                    samples,
+                    &left,
+                    &layer,
+                    &self.xsteps[i],
+                    (self.lsq + i) as u32,
+                    false,
+                )?;
+            }
+            let right: Vec<(usize, usize)> = mine.iter().map(|&s| (s, RIGHT)).collect();
+            for i in (jy..w).rev() {
+                let layer = if i == jy {
+                    std::borrow::Cow::Borrowed(&ys[jy])
+                } else {
+                    yl.layer(i - jy - 1)?
+                };
+                self.back(
+                    samples,
+                    &right,
+                    &layer,
+                    &self.ysteps[i],
+                    (self.rq + i) as u32,
+                    false,
+                )?;
+            }
+            wait[LEFT][j].extend_from_slice(mine);
+            wait[RIGHT][jy].extend_from_slice(mine);
+        }
+        while xs.len() > 1 {
+            self.up(samples, &mut xs, &mut ys, &mut wait)?;
+        }
+        Ok(())
+    }
+
+    /// An error where `states` of kept tables pass the memory bound: the nodes above a leaf
+    /// stay in memory (the count's own wait on disk), so exact sampling can need more memory
+    /// than the count.
+    fn fits(&self, states: u64) -> Result<(), String> {
+        let bytes = states * entry_bytes::<K>();
+        if bytes <= self.max_memory {
+            return Ok(());
+        }
+        Err(format!(
+            "exact sampling of {} holds {} of tables with the nodes above a leaf of the count met in the middle, past the memory bound of {} (--max-memory; the count alone fits it): run it under --max-memory {} or more",
+            self.board,
+            human_bytes(bytes),
+            human_bytes(self.max_memory),
+            crate::frontier::size_arg(2 * bytes)
+        ))
+    }
+
+    /// For each crossing step `i`, the needs of boundary squares `0..=i` that some right
+    /// state of `ye` meets (see [`asks`]).
+    fn prefixes(&self, ye: &Table<K>) -> Vec<FxHashSet<u64>> {
+        let mut classes: Vec<u64> = ye
+            .iter()
+            .map(|&(k, _)| right_side(&self.right_b, k).0 >> 2)
+            .collect();
+        classes.sort_unstable();
+        classes.dedup();
+        (0..self.m)
+            .map(|i| {
+                let pow = 3u64.pow(i as u32 + 1);
+                classes.iter().map(|c| c % pow).collect()
+            })
+            .collect()
+    }
+
+    /// Lets the deepest node go: the samples waiting at it walk back through its parent's
+    /// layers, where they wait in turn.
+    fn up(
+        &self,
+        samples: &mut [Sample<K>],
+        xs: &mut Vec<Table<K>>,
+        ys: &mut Vec<Table<K>>,
+        wait: &mut [Vec<Vec<usize>>; 2],
+    ) -> Result<(), String> {
+        let d = xs.len() - 1;
+        xs.pop();
+        let left: Vec<(usize, usize)> = std::mem::take(&mut wait[LEFT][d])
+            .into_iter()
+            .map(|s| (s, LEFT))
+            .collect();
+        let sq = (self.lsq + d - 1) as u32;
+        self.back(samples, &left, &xs[d - 1], &self.xsteps[d - 1], sq, false)?;
+        wait[LEFT][d - 1].extend(left.iter().map(|&(s, _)| s));
+        if d <= self.w {
+            ys.pop();
+            let right: Vec<(usize, usize)> = std::mem::take(&mut wait[RIGHT][d])
+                .into_iter()
+                .map(|s| (s, RIGHT))
+                .collect();
+            let sq = (self.rq + d - 1) as u32;
+            self.back(samples, &right, &ys[d - 1], &self.ysteps[d - 1], sq, false)?;
+            wait[RIGHT][d - 1].extend(right.iter().map(|&(s, _)| s));
+        }
+        Ok(())
+    }
+
+    /// The join of a leaf's crossing states `xe` with its right states `ye`, checked against
+    /// the count's record, and each of the leaf's samples `mine` (sorted by rank) given the
+    /// pair its rank falls on.
+    fn join(
+        &self,
+        samples: &mut [Sample<K>],
+        mine: &[usize],
+        leaf: &Leaf,
+        xe: &Table<K>,
+        ye: &Table<K>,
+    ) -> Result<(), String> {
+        let closed = self.closed;
+        let want = if closed { 0 } else { 2 };
+        let mut groups: FxHashMap<u64, Vec<(u64, u32, u32)>> = FxHashMap::default();
+        for (i, &(k, _)) in ye.iter().enumerate() {
+            let (g, rm, rt) = right_side(&self.right_b, k);
+            groups.entry(g).or_default().push((rm, rt, i as u32));
+        }
+        let sums: Vec<u128> = xe
+            .par_iter()
+            .map(|&(k, _)| {
+                let Some((g, lm, lt, ends)) = left_side(&self.left_b, k, want) else {
+                    return 0;
+                };
+                groups.get(&g).map_or(0, |rows| {
+                    rows.iter()
+                        .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
+                        .map(|&(_, _, i)| ye[i as usize].1)
+                        .sum()
+                })
+            })
+            .collect();
+        let mut sum = 0u128;
+        for (s, &(_, c)) in sums.iter().zip(xe) {
+            sum = sum
+                .checked_add(s.checked_mul(c).ok_or("a count past 128 bits")?)
+                .ok_or("a count past 128 bits")?;
+        }
+        if sum != leaf.count {
+            return Err(format!(
+                "a leaf of {} joined again holds {sum} tours where the count found {}: the tables cannot be trusted (a fault of the program; please report it)",
+                self.board, leaf.count
+            ));
+        }
+        let mut xi = 0usize;
+        let mut before = 0u128;
+        for &s in mine {
+            let r = samples[s].rank - leaf.start;
+            while before + sums[xi] * xe[xi].1 <= r {
+                before += sums[xi] * xe[xi].1;
+                xi += 1;
+            }
+            let (k, c) = xe[xi];
+            let mut yr = (r - before) / c;
+            let (g, lm, lt, ends) = left_side(&self.left_b, k, want).expect("a state that joins");
+            let &(_, _, yi) = groups[&g]
+                .iter()
+                .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
+                .find(|&&(_, _, i)| {
+                    let c = ye[i as usize].1;
+                    if yr < c {
+                        true
+                    } else {
+                        yr -= c;
+                        false
+                    }
+                })
+                .expect("a rank below the state's joins");
+            samples[s].side[LEFT] = Walker {
+                key: k,
+                flip: false,
+            };
+            samples[s].side[RIGHT] = Walker {
+                key: ye[yi as usize].0,
+                flip: false,
+            };
+        }
+        Ok(())
+    }
+
+    /// The shared walk's part: each root state taken into the merged table (a true state as
+    /// the merged one and a flip), then every side walked back to the first square.
+    fn shared_part(&self, samples: &mut [Sample<K>]) -> Result<(), String> {
+        for s in samples.iter_mut() {
+            for (d, t, true_side) in [
+                (LEFT, self.lsq, !self.true_right),
+                (RIGHT, self.rq, self.true_right),
+            ] {
+                if true_side {
+                    let (perm, width) = self.mirror_at(t);
+                    let k = s.side[d].key;
+                    let m = perm.apply(k, width);
+                    s.side[d] = Walker {
+                        key: k.min(m),
+                        flip: m < k,
+                    };
+                }
+            }
+        }
+        let n = samples.len();
+        let roots: Vec<(usize, usize)> = (0..n).map(|s| (s, LEFT)).collect();
+        self.either_way(samples, &roots, self.lsq);
+        let roots: Vec<(usize, usize)> = (0..n).map(|s| (s, RIGHT)).collect();
+        self.either_way(samples, &roots, self.rq);
+        for t in (0..self.lsq.max(self.rq)).rev() {
+            let mut who: Vec<(usize, usize)> = Vec::new();
+            for s in 0..n {
+                if t < self.lsq {
+                    who.push((s, LEFT));
+                }
+                if t < self.rq {
+                    who.push((s, RIGHT));
+                }
+            }
+            let merge = self.fwd[t].mirror.is_some();
+            let layer = self.shared.layer(t)?;
+            self.back(samples, &who, &layer, &self.fwd[t], t as u32, merge)?;
+            self.either_way(samples, &who, t);
+        }
+        Ok(())
+    }
+
+    /// The sides `who` standing at layer `t`: where `t` ends a column and a side's state is
+    /// its own mirror image, its orientation drawn by a fair coin. The real state is the same
+    /// either way, but the path below it is not: a table path realized in one orientation only
+    /// would give a symmetric state's paths whose earlier states lie one way round and never
+    /// their mirror images (3xN boards, whose middle row is its own image, drew some tours
+    /// twice as often as others so).
+    fn either_way(&self, samples: &mut [Sample<K>], who: &[(usize, usize)], t: usize) {
+        if t == 0 || self.fwd[t - 1].mirror.is_none() {
+            return;
+        }
+        let (perm, width) = self.mirror_at(t);
+        for &(s, d) in who {
+            let sample = &mut samples[s];
+            let k = sample.side[d].key;
+            if perm.apply(k, width) == k {
+                sample.side[d].flip = sample.rng.bool();
+            }
+        }
+    }
+
+    /// A sample's edges as a path of board squares (from square 0 for a cycle, from an end
+    /// for an open path), mirrored whole on `coin`.
+    fn path(&self, edges: &[(u32, u32)], coin: bool) -> Vec<u32> {
+        let n = self.walk.n as usize;
+        let w = self.walk.w;
+        let mut adj: Vec<[u32; 2]> = vec![[u32::MAX; 2]; n];
+        for &(a, b) in edges {
+            let (a, b) = if coin {
+                (a / w * w + (w - 1 - a % w), b / w * w + (w - 1 - b % w))
+            } else {
+                (a, b)
+            };
+            for (x, y) in [(a, b), (b, a)] {
+                let slot = &mut adj[x as usize];
+                let i = usize::from(slot[0] != u32::MAX);
+                if i < 2 && slot[i] == u32::MAX {
+                    slot[i] = y;
+                }
+            }
+        }
+        let first = if self.closed {
+            0
+        } else {
+            (0..n as u32)
+                .find(|&v| adj[v as usize][1] == u32::MAX)
+                .unwrap_or(0)
+        };
+        let mut path = Vec::with_capacity(n);
+        let (mut prev, mut cur) = (u32::MAX, first);
+        loop {
+            path.push(self.index(cur));
+            if path.len() == n {
+                break;
+            }
+            let [a, b] = adj[cur as usize];
+            let nxt = if a != prev { a } else { b };
+            if nxt == u32::MAX || nxt == first {
+                break;
+            }
+            prev = cur;
+            cur = nxt;
+        }
+        path
+    }
+}
+
+impl<K: Key> Batch for Meet<K> {
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
+        let mut samples: Vec<Sample<K>> = (0..n)
+            .map(|j| {
+                let mut rng = tour_rng(seed, first + j as u64);
+                let rank = below_u128(&mut rng, self.total);
+                let leaf = self.leaves.partition_point(|l| l.start <= rank) - 1;
+                Sample {
+                    rng,
+                    rank,
+                    leaf,
+                    side: [Walker::default(); 2],
+                    edges: Vec::with_capacity(self.walk.n as usize),
+                }
+            })
+            .collect();
+        self.leaves_part(&mut samples)?;
+        self.shared_part(&mut samples)?;
+        Ok(samples
+            .into_iter()
+            .map(|mut s| {
+                let coin = s.rng.bool();
+                let dir = s.rng.bool();
+                let mut p = self.path(&s.edges, coin);
+                if !self.closed && dir {
+                    p.reverse();
+                }
+                (p, dir)
+            })
+            .collect())
+    }
+
+    fn total(&self) -> u128 {
+        self.total
+    }
+
+    fn describe(&self) -> String {
+        self.setup.clone()
+    }
+}
