@@ -99,6 +99,16 @@ impl Walk {
         }
     }
 
+    /// The board square of walk number `v` (the inverse of [`Walk::number`]).
+    pub(crate) fn square(&self, v: u32) -> Square {
+        let (x, y) = (v / self.w, v % self.w);
+        if self.along_rows {
+            Square::new(x, y)
+        } else {
+            Square::new(y, x)
+        }
+    }
+
     /// Whether walk square `v` is of the colour with fewer squares on a board of an odd number
     /// of squares (the corners' colour has more): `(x + y)` odd.
     pub(crate) fn minority(&self, v: u32) -> bool {

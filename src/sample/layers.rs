@@ -130,6 +130,52 @@ impl Weight for BigUint {
     const BYTES: u64 = 48;
 }
 
+/// The edges of a drawn path, two neighbours a square at most (walk numbers; `u32::MAX`:
+/// none yet): what the exact samplers rebuild a tour from.
+pub(crate) struct Links(Vec<[u32; 2]>);
+
+impl Links {
+    pub(crate) fn new(squares: usize) -> Links {
+        Links(vec![[u32::MAX; 2]; squares])
+    }
+
+    /// The edge `a`–`b`.
+    pub(crate) fn add(&mut self, a: u32, b: u32) {
+        for (x, y) in [(a, b), (b, a)] {
+            let slot = &mut self.0[x as usize];
+            let i = usize::from(slot[0] != u32::MAX);
+            slot[i] = y;
+        }
+    }
+
+    /// The squares with fewer than two edges (an open path's ends), in order.
+    pub(crate) fn ends(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.0.len() as u32).filter(|&v| self.0[v as usize][1] == u32::MAX)
+    }
+
+    /// The squares in the order the edges lead from `first`, each as `index` gives it, until
+    /// every square is passed or the edges end.
+    pub(crate) fn trace(&self, first: u32, index: impl Fn(u32) -> u32) -> Vec<u32> {
+        let n = self.0.len();
+        let mut path = Vec::with_capacity(n);
+        let (mut prev, mut cur) = (u32::MAX, first);
+        loop {
+            path.push(index(cur));
+            if path.len() == n {
+                break;
+            }
+            let [a, b] = self.0[cur as usize];
+            let nxt = if a != prev { a } else { b };
+            if nxt == u32::MAX {
+                break;
+            }
+            prev = cur;
+            cur = nxt;
+        }
+        path
+    }
+}
+
 /// One layer: its states sorted, and (after the backward pass) each one's completions.
 struct Layer<K, W> {
     keys: Vec<K>,
@@ -358,18 +404,6 @@ impl<K: Key, W: Weight> Tables<K, W> {
             states,
         }
     }
-
-    /// The board index of walk square `v`.
-    fn index(&self, v: u32) -> u32 {
-        let w = self.walk.w;
-        let (x, y) = (v / w, v % w);
-        let sq = if self.walk.along_rows {
-            crate::board::Square::new(x, y)
-        } else {
-            crate::board::Square::new(y, x)
-        };
-        self.board.index(sq)
-    }
 }
 
 impl<K: Key, W: Weight> Draw for Tables<K, W> {
@@ -380,14 +414,7 @@ impl<K: Key, W: Weight> Draw for Tables<K, W> {
     fn unrank(&self, r: &BigUint, coin: bool) -> Vec<u32> {
         let n = self.walk.n as usize;
         let mut r = W::from_big(r);
-        let mut adj: Vec<[u32; 2]> = vec![[u32::MAX; 2]; n];
-        let mut link = |a: u32, b: u32| {
-            for (x, y) in [(a, b), (b, a)] {
-                let slot = &mut adj[x as usize];
-                let i = usize::from(slot[0] != u32::MAX);
-                slot[i] = y;
-            }
-        };
+        let mut links = Links::new(n);
         let mut state = K::ZERO;
         for (i, step) in self.steps.iter().enumerate() {
             let next = self.layers.get(i + 1);
@@ -412,7 +439,7 @@ impl<K: Key, W: Weight> Draw for Tables<K, W> {
             });
             let (t, choice) = chosen.expect("the choices' counts add up to the state's");
             for &b in choice.edges.iter().filter(|&&b| b > 0) {
-                link(i as u32, i as u32 - b);
+                links.add(i as u32, i as u32 - b);
             }
             if let Some(t) = t {
                 state = t;
@@ -423,27 +450,12 @@ impl<K: Key, W: Weight> Draw for Tables<K, W> {
             Some(s) => s,
             None if self.closed => 0,
             None => {
-                let mut ends = (0..n as u32).filter(|&v| adj[v as usize][1] == u32::MAX);
+                let mut ends = links.ends();
                 let (a, b) = (ends.next().expect("an end"), ends.next().unwrap_or(0));
                 if coin { b } else { a }
             }
         };
-        let mut path = Vec::with_capacity(n);
-        let (mut prev, mut cur) = (u32::MAX, first);
-        loop {
-            path.push(self.index(cur));
-            if path.len() == n {
-                break;
-            }
-            let [a, b] = adj[cur as usize];
-            let nxt = if a != prev { a } else { b };
-            if nxt == u32::MAX {
-                break;
-            }
-            prev = cur;
-            cur = nxt;
-        }
-        path
+        links.trace(first, |v| self.board.index(self.walk.square(v)))
     }
 
     fn describe(&self) -> String {

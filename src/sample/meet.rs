@@ -49,6 +49,7 @@ use crate::frontier::layout::{self, Step, Walk};
 use crate::frontier::state::{Key, Perm};
 use crate::piece::Piece;
 
+use super::layers::Links;
 use super::{Request, below_u128, tour_rng};
 
 /// An exact sampler that draws a batch at a time.
@@ -526,18 +527,6 @@ impl<K: Key> Meet<K> {
         Ok(out)
     }
 
-    /// A walk number's square on the board.
-    fn index(&self, v: u32) -> u32 {
-        let w = self.walk.w;
-        let (x, y) = (v / w, v % w);
-        let sq = if self.walk.along_rows {
-            crate::board::Square::new(x, y)
-        } else {
-            crate::board::Square::new(y, x)
-        };
-        self.board.index(sq)
-    }
-
     /// Walk square `v` of `side`, its rows reversed where `flip`: the board walk number (the
     /// right side's walk is the board's, end to end).
     fn place(&self, side: usize, v: u32, flip: bool) -> u32 {
@@ -732,38 +721,26 @@ impl<K: Key> Meet<K> {
             let yend = yl.last().unwrap_or(&ys[jy]);
             self.join(samples, mine, leaf, xend, yend)?;
             // walk the leaf's samples back to its node
-            let left: Vec<(usize, usize)> = mine.iter().map(|&s| (s, LEFT)).collect();
-            for i in (j..m).rev() {
-                let layer = if i == j {
-                    std::borrow::Cow::Borrowed(&xs[j])
-                } else {
-                    xl.layer(i - j - 1)?
-                };
-                self.back(
-                    samples,
-                    &left,
-                    &layer,
-                    &self.xsteps[i],
-                    (self.lsq + i) as u32,
-                    false,
-                )?;
-            }
-            let right: Vec<(usize, usize)> = mine.iter().map(|&s| (s, RIGHT)).collect();
-            for i in (jy..w).rev() {
-                let layer = if i == jy {
-                    std::borrow::Cow::Borrowed(&ys[jy])
-                } else {
-                    yl.layer(i - jy - 1)?
-                };
-                self.back(
-                    samples,
-                    &right,
-                    &layer,
-                    &self.ysteps[i],
-                    (self.rq + i) as u32,
-                    false,
-                )?;
-            }
+            self.back_kept(
+                samples,
+                mine,
+                LEFT,
+                &xs[j],
+                &xl,
+                &self.xsteps,
+                j..m,
+                self.lsq,
+            )?;
+            self.back_kept(
+                samples,
+                mine,
+                RIGHT,
+                &ys[jy],
+                &yl,
+                &self.ysteps,
+                jy..w,
+                self.rq,
+            )?;
             wait[LEFT][j].extend_from_slice(mine);
             wait[RIGHT][jy].extend_from_slice(mine);
         }
@@ -807,6 +784,34 @@ impl<K: Key> Meet<K> {
             .collect()
     }
 
+    /// Walks side `d` of the samples `ids` back through `steps[range]` (the walk's squares
+    /// from `first`), whose layers are `node` (before the first step) and then those `kept`:
+    /// from the end of a leaf's own walk to its node, or from a node to its parent.
+    #[allow(clippy::too_many_arguments)]
+    fn back_kept(
+        &self,
+        samples: &mut [Sample<K>],
+        ids: &[usize],
+        d: usize,
+        node: &Table<K>,
+        kept: &Kept<K>,
+        steps: &[Step<K>],
+        range: std::ops::Range<usize>,
+        first: usize,
+    ) -> Result<(), String> {
+        let who: Vec<(usize, usize)> = ids.iter().map(|&s| (s, d)).collect();
+        let j = range.start;
+        for i in range.rev() {
+            let layer = if i == j {
+                std::borrow::Cow::Borrowed(node)
+            } else {
+                kept.layer(i - j - 1)?
+            };
+            self.back(samples, &who, &layer, &steps[i], (first + i) as u32, false)?;
+        }
+        Ok(())
+    }
+
     /// Lets the deepest node go: the samples waiting at it walk back through its parent's
     /// layers, where they wait in turn.
     fn up(
@@ -817,23 +822,36 @@ impl<K: Key> Meet<K> {
         wait: &mut [Vec<Vec<usize>>; 2],
     ) -> Result<(), String> {
         let d = xs.len() - 1;
+        let none = Kept::new();
         xs.pop();
-        let left: Vec<(usize, usize)> = std::mem::take(&mut wait[LEFT][d])
-            .into_iter()
-            .map(|s| (s, LEFT))
-            .collect();
-        let sq = (self.lsq + d - 1) as u32;
-        self.back(samples, &left, &xs[d - 1], &self.xsteps[d - 1], sq, false)?;
-        wait[LEFT][d - 1].extend(left.iter().map(|&(s, _)| s));
+        let left = std::mem::take(&mut wait[LEFT][d]);
+        let (parent, steps) = (&xs[d - 1], &self.xsteps);
+        self.back_kept(
+            samples,
+            &left,
+            LEFT,
+            parent,
+            &none,
+            steps,
+            d - 1..d,
+            self.lsq,
+        )?;
+        wait[LEFT][d - 1].extend(left);
         if d <= self.w {
             ys.pop();
-            let right: Vec<(usize, usize)> = std::mem::take(&mut wait[RIGHT][d])
-                .into_iter()
-                .map(|s| (s, RIGHT))
-                .collect();
-            let sq = (self.rq + d - 1) as u32;
-            self.back(samples, &right, &ys[d - 1], &self.ysteps[d - 1], sq, false)?;
-            wait[RIGHT][d - 1].extend(right.iter().map(|&(s, _)| s));
+            let right = std::mem::take(&mut wait[RIGHT][d]);
+            let (parent, steps) = (&ys[d - 1], &self.ysteps);
+            self.back_kept(
+                samples,
+                &right,
+                RIGHT,
+                parent,
+                &none,
+                steps,
+                d - 1..d,
+                self.rq,
+            )?;
+            wait[RIGHT][d - 1].extend(right);
         }
         Ok(())
     }
@@ -983,46 +1001,21 @@ impl<K: Key> Meet<K> {
     /// A sample's edges as a path of board squares (from square 0 for a cycle, from an end
     /// for an open path), mirrored whole on `coin`.
     fn path(&self, edges: &[(u32, u32)], coin: bool) -> Vec<u32> {
-        let n = self.walk.n as usize;
         let w = self.walk.w;
-        let mut adj: Vec<[u32; 2]> = vec![[u32::MAX; 2]; n];
+        let mut links = Links::new(self.walk.n as usize);
         for &(a, b) in edges {
-            let (a, b) = if coin {
-                (a / w * w + (w - 1 - a % w), b / w * w + (w - 1 - b % w))
+            if coin {
+                links.add(a / w * w + (w - 1 - a % w), b / w * w + (w - 1 - b % w));
             } else {
-                (a, b)
-            };
-            for (x, y) in [(a, b), (b, a)] {
-                let slot = &mut adj[x as usize];
-                let i = usize::from(slot[0] != u32::MAX);
-                if i < 2 && slot[i] == u32::MAX {
-                    slot[i] = y;
-                }
+                links.add(a, b);
             }
         }
         let first = if self.closed {
             0
         } else {
-            (0..n as u32)
-                .find(|&v| adj[v as usize][1] == u32::MAX)
-                .unwrap_or(0)
+            links.ends().next().unwrap_or(0)
         };
-        let mut path = Vec::with_capacity(n);
-        let (mut prev, mut cur) = (u32::MAX, first);
-        loop {
-            path.push(self.index(cur));
-            if path.len() == n {
-                break;
-            }
-            let [a, b] = adj[cur as usize];
-            let nxt = if a != prev { a } else { b };
-            if nxt == u32::MAX || nxt == first {
-                break;
-            }
-            prev = cur;
-            cur = nxt;
-        }
-        path
+        links.trace(first, |v| self.board.index(self.walk.square(v)))
     }
 }
 
