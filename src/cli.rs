@@ -76,6 +76,10 @@ pub enum Command {
     /// List every tour exactly once, each checked (open: directed; closed: one per cycle), or
     /// count a property over them (--histogram); boards of up to 64 squares.
     List(ListArgs),
+    /// Read sets of tours (JSON lines or move lists, as sample, list and tour print them), check
+    /// each, and report how often each move is used, straight moves and crossings; files after
+    /// the first are measured against it, and --svg draws the heat maps.
+    Tally(TallyArgs),
     /// Time a fixed suite of counts and tour searches, each solver side by side with naive
     /// backtracking; every answer is checked before its time is shown.
     Bench(BenchArgs),
@@ -137,6 +141,44 @@ pub struct VerifyArgs {
     /// Require a closed tour.
     #[arg(long, short = 'c')]
     pub closed: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TallyArgs {
+    /// Files of tours, one a line: JSON lines or move lists (a closed tour's list repeats its
+    /// first square at the end), as `sample`, `list` and `tour` print them; - for standard input.
+    /// The first file is the reference the others are measured against.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The board (needed only for move lists that do not reach the last rank and file).
+    #[arg(long, short = 'b', value_parser = parse_board, allow_hyphen_values = true)]
+    pub board: Option<Board>,
+    /// The piece to check the moves of (default: the piece each tour names, else the knight).
+    #[arg(long, short = 'p', value_parser = parse_piece, allow_hyphen_values = true)]
+    pub piece: Option<Piece>,
+    /// Closed tours: every tour must close, and is tallied with the move back to its start (a
+    /// move list is read as closed only where it repeats its first square, or with this).
+    #[arg(long, short = 'c')]
+    pub closed: bool,
+    /// Write the heat maps of the moves used (one board a file, then each file's difference
+    /// from the first) to this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TallyFormat::Text)]
+    pub format: TallyFormat,
+    /// How many of the moves that differ most from the first file's to name, a file.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub top: usize,
+}
+
+/// How `tally` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TallyFormat {
+    /// A table of the statistics and, for each file after the first, its difference.
+    Text,
+    /// One JSON object: each file's statistics, its share of every move and its difference.
+    Json,
 }
 
 /// Which counter to run.

@@ -115,6 +115,7 @@ pub mod sample;
 pub mod search;
 pub mod store;
 pub mod survey;
+pub mod tally;
 pub mod theory;
 pub mod tour;
 

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
         Command::Estimate(a) => cmd::estimate::run(&a),
         Command::Sample(a) => cmd::sample::run(&a),
         Command::List(a) => cmd::list::run(&a),
+        Command::Tally(a) => cmd::tally::run(&a),
         Command::Bench(a) => cmd::bench::run(&a),
         Command::Completions(a) => cmd::completions::run(&a),
         Command::Manpage(a) => cmd::manpage::run(&a),

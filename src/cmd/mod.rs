@@ -11,6 +11,7 @@ pub(crate) mod merge;
 pub(crate) mod sample;
 pub(crate) mod status;
 pub(crate) mod survey;
+pub(crate) mod tally;
 pub(crate) mod tour;
 pub(crate) mod verify;
 

@@ -3,6 +3,7 @@
 
 pub mod colour;
 pub mod estimate;
+pub mod heat;
 pub mod hunt;
 pub mod json;
 pub mod parse;

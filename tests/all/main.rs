@@ -12,3 +12,4 @@ mod messages;
 mod properties;
 mod readme;
 mod sampling;
+mod tally;
