@@ -464,6 +464,12 @@ pub struct SampleArgs {
     /// these that fits the board, the bound and the time).
     #[arg(long, value_enum, default_value_t = crate::sample::Tables::Auto)]
     pub tables: crate::sample::Tables,
+    /// Exact, by way of the ledger of a count met in the middle (`count --ledger DIR`, every
+    /// piece recorded): each tour's piece drawn by its record, and each batch counts again the
+    /// pieces it lands in, checked against their records (8x8 open: `--ledger results/open8`).
+    /// The projected cost of each batch is said before it starts.
+    #[arg(long, value_name = "DIR")]
+    pub ledger: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SampleFormat::Grid)]
     pub format: SampleFormat,

@@ -371,16 +371,28 @@ pub(crate) struct MeetLeaves {
     pub(crate) true_right: bool,
     pub(crate) leaves: Vec<(usize, u64, BigUint)>,
     pub(crate) rules: layout::Rules,
+    /// Each piece counted, with its count (the engine's unit, as a ledger records it).
+    pub(crate) pieces: BTreeMap<usize, BigUint>,
 }
 
-/// A symmetric count met in the middle, every piece counted here, and its leaves told
-/// (`None` where the count does not meet in the middle). The count runs within `max_memory`,
-/// its tables through disk where they pass it, as `count` would.
+/// Pieces of a count an earlier run cut (a ledger's): the cut it recorded, and the pieces to
+/// count of it. A run whose cut differs (another build's rule, another cut) is refused.
+#[derive(Clone, Debug)]
+pub(crate) struct Chosen {
+    pub(crate) recorded: Recorded,
+    pub(crate) pieces: Vec<usize>,
+}
+
+/// A symmetric count met in the middle, every piece counted here (or the pieces `chosen` of a
+/// cut an earlier run recorded), and its leaves told (`None` where the count does not meet in
+/// the middle). The count runs within `max_memory`, its tables through disk where they pass
+/// it, as `count` would.
 pub(crate) fn meet_leaves(
     board: Board,
     piece: &Piece,
     spec: &CountSpec,
     max_memory: u64,
+    chosen: Option<Chosen>,
 ) -> Result<Option<MeetLeaves>, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
@@ -390,7 +402,10 @@ pub(crate) fn meet_leaves(
         ..quiet_limits()
     };
     let walk = Walk::new(board, piece, spec.wide);
-    let host = Alone::default();
+    let host = Alone {
+        chosen,
+        ..Alone::default()
+    };
     let (stop, obs) = (host.stop(), host.observer());
     keyed!(walk, K => {
         // the engine's own cut where it meets, else the middle where a meeting is possible
@@ -411,7 +426,8 @@ pub(crate) fn meet_leaves(
         }));
         run.sweep.scratch.remove_stale();
         run.meet(cut, &host)?;
-        let log = run.sink.take().expect("set above").into_inner().expect("no panic holding the lock");
+        let mut log = run.sink.take().expect("set above").into_inner().expect("no panic holding the lock");
+        log.pieces = host.into_parts().1;
         Ok(Some(log))
     })
 }
@@ -424,11 +440,13 @@ pub fn piece_leaves(path: &Path, fingerprint: u64) -> Option<(u64, usize)> {
     leaves::LeafLog::open(Some(path.to_path_buf()), fingerprint).held()
 }
 
-/// A host for a count run outside the driver: every piece, nothing recorded.
+/// A host for a count run outside the driver: every piece (or those chosen of a recorded
+/// cut), nothing recorded.
 #[derive(Default)]
 struct Alone {
     stop: AtomicBool,
     state: std::sync::Mutex<(Option<Recorded>, BTreeMap<usize, BigUint>)>,
+    chosen: Option<Chosen>,
 }
 
 impl Alone {
@@ -445,7 +463,22 @@ impl Host for Alone {
             param: split.param,
             fingerprint: split.fingerprint,
         });
-        Ok((0..split.pieces).collect())
+        match &self.chosen {
+            None => Ok((0..split.pieces).collect()),
+            Some(c) => {
+                let r = &c.recorded;
+                if (split.pieces, split.param, split.fingerprint)
+                    != (r.pieces, r.param, r.fingerprint)
+                {
+                    return Err(Error::Invalid(format!(
+                        "this build cuts the count into {} pieces (fingerprint {:016x}), the record into {} ({:016x}): its pieces are not this build's",
+                        split.pieces, split.fingerprint, r.pieces, r.fingerprint
+                    ))
+                    .into());
+                }
+                Ok(c.pieces.clone())
+            }
+        }
     }
 
     fn done(&self, i: usize, count: BigUint) -> Result<(), RunError> {
@@ -458,7 +491,7 @@ impl Host for Alone {
     }
 
     fn recorded(&self) -> Option<Recorded> {
-        None
+        self.chosen.as_ref().map(|c| c.recorded.clone())
     }
 
     fn stop(&self) -> &AtomicBool {

@@ -441,6 +441,7 @@ mod tests {
             max_memory: 1 << 30,
             seconds: None,
             tell: None,
+            ledger: None,
         }
     }
 

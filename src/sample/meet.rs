@@ -293,14 +293,246 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
         ..CountSpec::default()
     };
     let t = std::time::Instant::now();
-    let log = crate::frontier::meet_leaves(board, piece, &spec, req.max_memory)
+    let log = crate::frontier::meet_leaves(board, piece, &spec, req.max_memory, None)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("the frontier count of {board} does not meet in the middle"))?;
-    let secs = t.elapsed().as_secs_f64();
+    make(board, walk, req, log, t.elapsed().as_secs_f64(), None)
+}
+
+/// The sampler of the leaves `log` holds, keyed by the window's width.
+fn make(
+    board: Board,
+    walk: Walk,
+    req: &Request,
+    log: MeetLeaves,
+    secs: f64,
+    ledger: Option<&Starts>,
+) -> Result<Box<dyn Batch>, String> {
     if walk.window() <= u64::SLOTS {
-        Ok(Box::new(Meet::<u64>::new(board, walk, req, log, secs)?))
+        Ok(Box::new(Meet::<u64>::new(
+            board, walk, req, log, secs, ledger,
+        )?))
     } else {
-        Ok(Box::new(Meet::<u128>::new(board, walk, req, log, secs)?))
+        Ok(Box::new(Meet::<u128>::new(
+            board, walk, req, log, secs, ledger,
+        )?))
+    }
+}
+
+/// Where each piece of a ledger's count starts among the ranks (its pieces in the tree's
+/// order, each by its record), and their total.
+#[derive(Clone, Debug)]
+struct Starts {
+    /// The depth of the pieces in the digit tree.
+    depth: usize,
+    starts: Vec<u128>,
+    total: u128,
+}
+
+impl Starts {
+    /// The piece rank `r` falls in.
+    fn piece(&self, r: u128) -> usize {
+        self.starts.partition_point(|&s| s <= r) - 1
+    }
+}
+
+/// Exact sampling by way of a ledger (8x8 open, a count of hours): a uniform rank below the
+/// ledger's total falls in a piece by its record; a batch counts again the pieces its ranks
+/// fall in (each checked against its record), then draws inside them as [`Meet`] does, each
+/// leaf placed among the ranks at its piece's start.
+struct FromLedger {
+    board: Board,
+    piece: Piece,
+    req: Request,
+    recorded: crate::engine::Recorded,
+    counts: Vec<u128>,
+    cpu: std::collections::BTreeMap<usize, f64>,
+    starts: Starts,
+    dir: String,
+}
+
+/// The sampler of the count in the ledger `whole` (read from `dir`), or why not.
+pub(crate) fn from_ledger(
+    board: Board,
+    piece: &Piece,
+    req: &Request,
+    whole: crate::count::ledger::Whole,
+    dir: &str,
+) -> Result<Box<dyn Batch>, String> {
+    let id = &whole.id;
+    let kind = |closed: bool| if closed { "closed" } else { "open" };
+    let asked = (board, piece.to_string(), req.closed);
+    if (id.board, id.piece.clone(), id.closed) != asked {
+        return Err(format!(
+            "the ledger in '{dir}' counts {} tours of {} by the {}, not {} tours of {board} by the {piece}",
+            kind(id.closed),
+            id.board,
+            id.piece,
+            kind(req.closed)
+        ));
+    }
+    let depth = crate::frontier::depth_of_param(id.split);
+    let (Some(depth), true, None, None, true) = (
+        depth,
+        id.symmetry,
+        &id.from,
+        &id.to,
+        id.engine == crate::count::Engine::Frontier.name(),
+    ) else {
+        return Err(format!(
+            "the ledger in '{dir}' is not of a symmetric frontier count met in the middle and cut by its digit tree, from every square: the only counts tours are drawn from by way of a ledger"
+        ));
+    };
+    if req.from.is_some() {
+        return Err("tours drawn by way of a ledger start on any square (no --from)".into());
+    }
+    let mut starts = Vec::with_capacity(whole.counts.len());
+    let mut total = 0u128;
+    let mut counts = Vec::with_capacity(whole.counts.len());
+    for c in &whole.counts {
+        let c =
+            u128::try_from(c).map_err(|_| format!("a piece of '{dir}' counts past 128 bits"))?;
+        starts.push(total);
+        counts.push(c);
+        total = total
+            .checked_add(c)
+            .ok_or_else(|| format!("the ledger in '{dir}' counts past 128 bits"))?;
+    }
+    Ok(Box::new(FromLedger {
+        board,
+        piece: piece.clone(),
+        req: req.clone(),
+        recorded: crate::engine::Recorded {
+            pieces: id.units,
+            param: id.split,
+            fingerprint: id.fingerprint,
+        },
+        counts,
+        cpu: whole.cpu,
+        starts: Starts {
+            depth: depth as usize,
+            starts,
+            total,
+        },
+        dir: dir.to_string(),
+    }))
+}
+
+impl FromLedger {
+    /// The CPU seconds the ledger's records say `pieces` took (a piece whose record says none
+    /// at the mean of those that do), and how many records say.
+    fn cpu_of(&self, pieces: &[usize]) -> (f64, usize) {
+        let mean = if self.cpu.is_empty() {
+            0.0
+        } else {
+            self.cpu.values().sum::<f64>() / self.cpu.len() as f64
+        };
+        let said = pieces.iter().filter(|p| self.cpu.contains_key(p)).count();
+        (
+            pieces
+                .iter()
+                .map(|p| self.cpu.get(p).copied().unwrap_or(mean))
+                .sum(),
+            said,
+        )
+    }
+}
+
+impl Batch for FromLedger {
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
+        // the ranks the batch draws (as `Meet::draw` draws them again), and their pieces
+        let pieces: std::collections::BTreeSet<usize> = (0..n)
+            .map(|j| {
+                let mut rng = tour_rng(seed, first + j as u64);
+                self.starts.piece(below_u128(&mut rng, self.starts.total))
+            })
+            .collect();
+        let pieces: Vec<usize> = pieces.into_iter().collect();
+        if let Some(tell) = self.req.tell {
+            let (cpu, said) = self.cpu_of(&pieces);
+            let threads = rayon::current_num_threads().max(1);
+            let shown: Vec<String> = pieces.iter().take(12).map(ToString::to_string).collect();
+            tell(&format!(
+                "this batch of {n} tour{} lands in {} of the ledger's {} pieces ({}{}): counting them again is projected at about {} on {threads} thread{} from the CPU time their records give ({} of {} records give it, the others taken at the mean; the records' build may differ from this one), plus the walk the pieces share and the leaves the tours land in, made again",
+                crate::human::plural(n as u64),
+                pieces.len(),
+                self.counts.len(),
+                shown.join(", "),
+                if pieces.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                },
+                crate::count::human_duration(cpu / threads as f64),
+                crate::human::plural(threads as u64),
+                said,
+                pieces.len()
+            ));
+        }
+        let spec = CountSpec {
+            closed: self.req.closed,
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let t = std::time::Instant::now();
+        let chosen = crate::frontier::Chosen {
+            recorded: self.recorded.clone(),
+            pieces: pieces.clone(),
+        };
+        let log = crate::frontier::meet_leaves(
+            self.board,
+            &self.piece,
+            &spec,
+            self.req.max_memory,
+            Some(chosen),
+        )
+        .map_err(|e| format!("the ledger in '{}': {e}", self.dir))?
+        .ok_or_else(|| {
+            format!(
+                "the frontier count of {} does not meet in the middle",
+                self.board
+            )
+        })?;
+        for &p in &pieces {
+            let got = log
+                .pieces
+                .get(&p)
+                .map(|c| u128::try_from(c).unwrap_or(u128::MAX));
+            if got != Some(self.counts[p]) {
+                return Err(format!(
+                    "piece {p} of the ledger in '{}' counted again {}, but its record says {}: a fault in this build or in the record (the batch is stopped)",
+                    self.dir,
+                    got.map_or_else(
+                        || "nothing (it did not fit the memory bound)".to_string(),
+                        |c| c.to_string()
+                    ),
+                    self.counts[p]
+                ));
+            }
+        }
+        let walk = Walk::new(self.board, &self.piece, false);
+        let meet = make(
+            self.board,
+            walk,
+            &self.req,
+            log,
+            t.elapsed().as_secs_f64(),
+            Some(&self.starts),
+        )?;
+        meet.draw(seed, first, n)
+    }
+
+    fn total(&self) -> u128 {
+        self.starts.total
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "by way of the ledger in '{}': {} pieces of the digit tree's depth {}, each drawn by its record; a batch counts again the pieces it lands in, each checked against its record, and makes again the leaves it lands in",
+            self.dir,
+            self.counts.len(),
+            self.starts.depth
+        )
     }
 }
 
@@ -311,6 +543,7 @@ impl<K: Key> Meet<K> {
         req: &Request,
         log: MeetLeaves,
         secs: f64,
+        ledger: Option<&Starts>,
     ) -> Result<Meet<K>, String> {
         let (left, right, cross) = log.cut;
         let w = walk.w as usize;
@@ -351,20 +584,39 @@ impl<K: Key> Meet<K> {
                 .collect()
         };
         sorted.sort_by_key(|(j, p, _)| digits(*j, *p));
+        // a ledger's pieces: each leaf at its piece's start among the ranks, after the leaves
+        // of its piece before it
+        let mut within: FxHashMap<u64, u128> = FxHashMap::default();
         for (j, p, c) in sorted {
             let count = u128::try_from(&c)
                 .map_err(|_| format!("a leaf of {board} counts past 128 bits"))?;
             if count == 0 {
                 continue;
             }
+            let d = digits(j, p);
+            let at = match ledger {
+                None => start,
+                Some(l) => {
+                    let piece = d[..l.depth.min(d.len())]
+                        .iter()
+                        .fold(0u64, |a, &x| a * 3 + u64::from(x));
+                    let off = within.entry(piece).or_insert(0);
+                    let at = l.starts[piece as usize] + *off;
+                    *off += count;
+                    at
+                }
+            };
             leaves.push(Leaf {
-                digits: digits(j, p),
+                digits: d,
                 count,
-                start,
+                start: at,
             });
             start = start
                 .checked_add(count)
                 .ok_or_else(|| format!("the tours of {board} count past 128 bits"))?;
+        }
+        if let Some(l) = ledger {
+            start = l.total;
         }
         let mut s = Meet {
             board,

@@ -86,6 +86,10 @@ pub struct Options {
     /// Told what a setup of minutes is doing before it starts (the command line prints it on
     /// stderr); `None`: nothing is told.
     pub tell: Option<fn(&str)>,
+    /// Exact, by way of a ledger of the count met in the middle (`count --ledger DIR`): tours
+    /// drawn from the pieces its records hold, each batch counting again the pieces it lands
+    /// in (8x8 open, a count of hours).
+    pub ledger: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -102,6 +106,7 @@ impl Options {
             burn_in: None,
             tables: Tables::Auto,
             tell: None,
+            ledger: None,
         }
     }
 
@@ -124,6 +129,8 @@ pub(crate) struct Request {
     pub(crate) seconds: Option<f64>,
     /// See [`Options::tell`].
     pub(crate) tell: Option<fn(&str)>,
+    /// See [`Options::ledger`].
+    pub(crate) ledger: Option<std::path::PathBuf>,
 }
 
 /// Why no tours are drawn.
@@ -237,7 +244,17 @@ impl Sampler {
             max_memory: opts.max_memory,
             seconds: (opts.method == Method::Auto).then_some(AUTO_SECONDS),
             tell: opts.tell,
+            ledger: opts.ledger.clone(),
         };
+        if opts.ledger.is_some()
+            && (matches!(opts.method, Method::Chain | Method::Frontier)
+                || matches!(opts.tables, Tables::Search | Tables::Layers))
+        {
+            return Err(Error::Invalid(
+                "--ledger draws exactly inside the count met in the middle: use it with --method auto or exact and --tables auto or meet".into(),
+            )
+            .into());
+        }
         let mut s = Sampler {
             board,
             piece: piece.clone(),
@@ -259,7 +276,10 @@ impl Sampler {
                 s.how = how;
                 s.total = Some(total);
             }
-            Err(why) if matches!(opts.method, Method::Exact | Method::Frontier) => {
+            Err(why)
+                if matches!(opts.method, Method::Exact | Method::Frontier)
+                    || opts.ledger.is_some() =>
+            {
                 return Err(SampleError::OutOfReach(why));
             }
             Err(why) => {
@@ -604,6 +624,34 @@ fn meet_engine(
     Ok((Engine::Meet(b), how, total))
 }
 
+/// The sampler by way of the ledger in `dir` (`meet.rs`), or why not.
+fn ledger_engine(
+    board: Board,
+    piece: &Piece,
+    req: &Request,
+    dir: &std::path::Path,
+) -> Result<(Engine, String, BigUint), String> {
+    let kind = if req.closed { "closed" } else { "open" };
+    let whole = crate::count::ledger::whole(dir).map_err(|e| e.to_string())?;
+    let b = meet::from_ledger(board, piece, req, whole, &dir.display().to_string())?;
+    let undirected = BigUint::from(b.total());
+    let total = if req.closed {
+        undirected
+    } else {
+        undirected * 2u32
+    };
+    let how = format!(
+        "exact: a uniform rank below {total} {kind} tours{}, drawn inside the frontier count met in the middle {}",
+        if req.closed {
+            " (undirected cycles)"
+        } else {
+            ""
+        },
+        b.describe()
+    );
+    Ok((Engine::Meet(b), how, total))
+}
+
 /// DFS estimates beyond this many seconds leave exact sampling to the frontier tables.
 const DFS_SECONDS: f64 = 120.0;
 
@@ -619,6 +667,9 @@ fn exact_engine(
 ) -> Result<(Engine, String, BigUint), String> {
     let n = board.squares();
     let kind = if req.closed { "closed" } else { "open" };
+    if let Some(dir) = &req.ledger {
+        return ledger_engine(board, piece, req, dir);
+    }
     let layers_first = match req.tables {
         Tables::Auto => n > 1 && layers::preferred(board, piece, req),
         Tables::Search => false,

@@ -675,3 +675,97 @@ fn meet_sampler_uses_each_move_as_often_as_the_counts_say() {
         );
     }
 }
+
+/// `--ledger`: tours drawn by way of a ledger of the count met in the middle (what 8x8 open
+/// takes) are the very tours the whole count's sampler draws with the same seed, on a closed
+/// and two open boards: a piece by its record, then only the pieces the batch lands in counted
+/// again, each leaf placed among the ranks at its piece's start. Each batch says what it
+/// lands in and its projected cost first.
+#[test]
+fn ledger_sampler_draws_what_the_whole_count_draws() {
+    for (b, closed, n) in [
+        ("6x8", true, "200"),
+        ("5x6", false, "300"),
+        ("5x8", false, "40"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("ledger");
+        let mut count = knights();
+        count
+            .args(["count", b, "--engine", "frontier", "--ledger"])
+            .arg(&ledger);
+        if closed {
+            count.arg("--closed");
+        }
+        count.assert().success();
+        let run = |extra: &[&str]| {
+            let mut cmd = knights();
+            cmd.args(["sample", b, "-n", n, "-s", "11", "--format", "moves"])
+                .args(extra);
+            if closed {
+                cmd.arg("--closed");
+            }
+            let o = cmd.assert().success();
+            let out = o.get_output();
+            (
+                out.stdout.clone(),
+                String::from_utf8(out.stderr.clone()).unwrap(),
+            )
+        };
+        let (whole, _) = run(&["--tables", "meet", "--method", "exact"]);
+        let (by_ledger, err) = run(&["--ledger", ledger.to_str().unwrap(), "-j", "1"]);
+        assert_eq!(
+            String::from_utf8_lossy(&whole).lines().count(),
+            n.parse::<usize>().unwrap()
+        );
+        assert_eq!(whole, by_ledger, "{b}");
+        assert!(
+            err.contains("lands in") && err.contains("projected"),
+            "{err}"
+        );
+        assert!(err.contains("by way of the ledger"), "{err}");
+    }
+}
+
+#[test]
+fn ledger_sampler_refuses_what_it_cannot_draw_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("l");
+    knights()
+        .args(["count", "5x6", "--engine", "frontier", "--ledger"])
+        .arg(&ledger)
+        .assert()
+        .success();
+    let l = ledger.to_str().unwrap().to_string();
+    let missing = dir.path().join("none").to_str().unwrap().to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["6x6", "--ledger", &l], "counts open tours of 5x6"),
+        (
+            vec!["5x6", "--closed", "--ledger", &l],
+            "not closed tours of 5x6",
+        ),
+        (
+            vec!["5x6", "--ledger", &l, "--method", "chain"],
+            "--ledger draws exactly",
+        ),
+        (
+            vec!["5x6", "--ledger", &l, "--tables", "search"],
+            "--ledger draws exactly",
+        ),
+        (vec!["5x6", "--ledger", &missing], "does not exist"),
+    ];
+    for (args, want) in cases {
+        let o = knights().arg("sample").args(&args).assert().code(2);
+        let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    // a piece missing from the ledger: refused, naming how many it holds
+    std::fs::remove_file(ledger.join("piece-00004.log")).unwrap();
+    let o = knights()
+        .args(["sample", "5x6", "--ledger", &l])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("8 of the 9 pieces"), "{err}");
+}
