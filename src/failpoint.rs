@@ -15,6 +15,9 @@
 //!   count at the Nth file (`spill=N*off->return`), a moment no signal from outside can hit.
 //! - `sample-shared-disk`: `return` sends the exact sampler's shared layers (`sample::meet`) to
 //!   a file however small they are, as they go past a quarter of the memory bound.
+//! - `sample-child-groups`: `return` makes every table of the exact sampler (`sample::meet`) in
+//!   groups of buckets, each group's successors from the whole layer again, as the tables
+//!   whose unsummed successors pass an eighth of the memory bound are made.
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";

@@ -1177,7 +1177,7 @@ impl<K: Key> Run<'_, K> {
 
 /// Asks every thread's allocator, and this one's, to give back the memory it keeps freed (at a
 /// point where no table is being filled).
-fn give_back() {
+pub(crate) fn give_back() {
     rayon::broadcast(|_| crate::engine::give_back_freed_memory());
     crate::engine::give_back_freed_memory();
 }

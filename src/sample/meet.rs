@@ -296,6 +296,10 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
     let log = crate::frontier::meet_leaves(board, piece, &spec, req.max_memory, None)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("the frontier count of {board} does not meet in the middle"))?;
+    // the count's tables are freed: the allocator gives them back before the sampler makes its
+    // own (it keeps freed memory for minutes, and 8x8 open's count and sampler together passed
+    // 24 GiB)
+    crate::frontier::give_back();
     make(board, walk, req, log, t.elapsed().as_secs_f64(), None)
 }
 
@@ -493,6 +497,7 @@ impl Batch for FromLedger {
                 self.board
             )
         })?;
+        crate::frontier::give_back();
         for &p in &pieces {
             let got = log
                 .pieces
@@ -509,6 +514,15 @@ impl Batch for FromLedger {
                     self.counts[p]
                 ));
             }
+        }
+        if let Some(tell) = self.req.tell {
+            tell(&format!(
+                "the {} piece{} counted again in {}, each equal to its record; drawing inside {}",
+                pieces.len(),
+                crate::human::plural(pieces.len() as u64),
+                crate::count::human_duration(t.elapsed().as_secs_f64()),
+                if pieces.len() == 1 { "it" } else { "them" }
+            ));
         }
         let walk = Walk::new(self.board, &self.piece, false);
         let meet = make(
@@ -694,7 +708,11 @@ impl<K: Key> Meet<K> {
         self.child_kept(layer, step, digit, &|_| true)
     }
 
-    /// [`Meet::child`] of the states `keep` keeps.
+    /// [`Meet::child`] of the states `keep` keeps. The successors before they are summed take
+    /// most of the memory (several times the table they sum to: 8x8 open's shared walk passed
+    /// 24 GiB so): past an eighth of the bound they are made in groups of buckets, the whole
+    /// layer expanded again for each group and only its buckets kept, which gives the same
+    /// table in the same order.
     fn child_kept(
         &self,
         layer: &Table<K>,
@@ -703,46 +721,98 @@ impl<K: Key> Meet<K> {
         keep: &(dyn Fn(K) -> bool + Sync),
     ) -> Result<Table<K>, String> {
         const BUCKETS: usize = 256;
+        const CHUNK: usize = 1 << 14;
         let closed = self.closed;
-        let parts: Vec<Vec<Vec<(K, u128)>>> = layer
-            .par_chunks(1 << 14)
-            .map(|chunk| {
-                let mut v: Vec<Vec<(K, u128)>> = vec![Vec::new(); BUCKETS];
-                for &(k, c) in chunk {
-                    expand_digit(k, step, closed, digit, |t| {
-                        if keep(t) {
-                            v[(t.hash64() >> 56) as usize].push((t, c));
+        let bucket = |t: K| (t.hash64() >> 56) as usize;
+        let budget = || -> u64 {
+            fail::fail_point!("sample-child-groups", |_| 1 << 10);
+            (self.max_memory / 8).max(1 << 26)
+        };
+        let budget = budget();
+        let groups: Vec<std::ops::Range<usize>> =
+            if layer.len() as u64 * entry_bytes::<K>() * 8 <= budget {
+                vec![0..BUCKETS]
+            } else {
+                // how many successors each bucket gets, then groups of buckets within the budget
+                let sizes = layer
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let mut v = vec![0u64; BUCKETS];
+                        for &(k, _) in chunk {
+                            expand_digit(k, step, closed, digit, |t| {
+                                if keep(t) {
+                                    v[bucket(t)] += 1;
+                                }
+                            });
                         }
-                    });
-                }
-                v
-            })
-            .collect();
-        let buckets: Vec<Result<Table<K>, String>> = (0..BUCKETS)
-            .into_par_iter()
-            .map(|b| {
-                let mut all: Vec<(K, u128)> =
-                    Vec::with_capacity(parts.iter().map(|p| p[b].len()).sum());
-                for p in &parts {
-                    all.extend_from_slice(&p[b]);
-                }
-                all.sort_unstable_by_key(|e| e.0);
-                let mut merged: Table<K> = Vec::with_capacity(all.len());
-                for (k, c) in all {
-                    match merged.last_mut() {
-                        Some(last) if last.0 == k => {
-                            last.1 = last.1.checked_add(c).ok_or("a count past 128 bits")?;
-                        }
-                        _ => merged.push((k, c)),
+                        v
+                    })
+                    .reduce(
+                        || vec![0u64; BUCKETS],
+                        |mut a, b| {
+                            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                            a
+                        },
+                    );
+                let mut groups = Vec::new();
+                let (mut from, mut bytes) = (0, 0);
+                for (b, &n) in sizes.iter().enumerate() {
+                    let more = n * entry_bytes::<K>();
+                    if b > from && bytes + more > budget {
+                        groups.push(from..b);
+                        (from, bytes) = (b, 0);
                     }
+                    bytes += more;
                 }
-                Ok(merged)
-            })
-            .collect();
-        drop(parts);
-        let mut out = Vec::with_capacity(buckets.iter().flatten().map(Vec::len).sum());
-        for b in buckets {
-            out.extend_from_slice(&b?);
+                groups.push(from..BUCKETS);
+                groups
+            };
+        let mut tables: Vec<Table<K>> = Vec::new();
+        for g in groups {
+            let parts: Vec<Vec<Vec<(K, u128)>>> = layer
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let mut v: Vec<Vec<(K, u128)>> = vec![Vec::new(); g.len()];
+                    for &(k, c) in chunk {
+                        expand_digit(k, step, closed, digit, |t| {
+                            let b = bucket(t);
+                            if g.contains(&b) && keep(t) {
+                                v[b - g.start].push((t, c));
+                            }
+                        });
+                    }
+                    v
+                })
+                .collect();
+            let buckets: Vec<Result<Table<K>, String>> = (0..g.len())
+                .into_par_iter()
+                .map(|b| {
+                    let mut all: Vec<(K, u128)> =
+                        Vec::with_capacity(parts.iter().map(|p| p[b].len()).sum());
+                    for p in &parts {
+                        all.extend_from_slice(&p[b]);
+                    }
+                    all.sort_unstable_by_key(|e| e.0);
+                    let mut merged: Table<K> = Vec::with_capacity(all.len());
+                    for (k, c) in all {
+                        match merged.last_mut() {
+                            Some(last) if last.0 == k => {
+                                last.1 = last.1.checked_add(c).ok_or("a count past 128 bits")?;
+                            }
+                            _ => merged.push((k, c)),
+                        }
+                    }
+                    Ok(merged)
+                })
+                .collect();
+            drop(parts);
+            for b in buckets {
+                tables.push(b?);
+            }
+        }
+        let mut out = Vec::with_capacity(tables.iter().map(Vec::len).sum());
+        for t in tables {
+            out.extend_from_slice(&t);
         }
         Ok(out)
     }

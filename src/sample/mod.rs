@@ -595,8 +595,9 @@ fn meet_engine(
         .seconds;
     if before.is_some() && secs > MEET_SECONDS {
         return Err(and(format!(
-            "the count met in the middle is projected at {}",
-            crate::count::human_duration(secs)
+            "the count met in the middle is projected at {}: --ledger DIR draws exactly from a ledger of it (`knights count {board}{} --ledger DIR` writes one, a piece at a time)",
+            crate::count::human_duration(secs),
+            if req.closed { " --closed" } else { "" }
         )));
     }
     if let Some(tell) = req.tell.filter(|_| secs > 10.0) {

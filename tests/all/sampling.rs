@@ -609,7 +609,12 @@ fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
         ])
         .args(["-n", "40", "--format", "moves", "-s", "7", "-j", threads]);
         if disk {
-            cmd.env(knights::failpoint::ENV, "sample-shared-disk=return");
+            // the shared layers on disk, and every table made in groups of buckets (as large
+            // ones are, each group expanded again from the whole layer)
+            cmd.env(
+                knights::failpoint::ENV,
+                "sample-shared-disk=return;sample-child-groups=return",
+            );
         }
         let o = cmd.assert().success();
         let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
