@@ -731,7 +731,7 @@ impl<K: Key> Meet<K> {
         let budget = budget();
         let groups: Vec<std::ops::Range<usize>> =
             if layer.len() as u64 * entry_bytes::<K>() * 8 <= budget {
-                vec![0..BUCKETS]
+                std::iter::once(0..BUCKETS).collect()
             } else {
                 // how many successors each bucket gets, then groups of buckets within the budget
                 let sizes = layer
