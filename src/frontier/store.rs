@@ -186,22 +186,29 @@ impl Scratch {
     /// Removes the files a process that no longer runs left in the folder (a count killed while
     /// its tables were on disk): the process's id is in each file's name.
     pub(crate) fn remove_stale(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return;
+        remove_stale_in(&self.dir, PREFIX);
+    }
+}
+
+/// Removes the files in `dir` named `PREFIX` then a process id, then a dot, whose process no
+/// longer runs (killed while its tables were on disk: 8x8 open's sampler, killed for want of
+/// memory, left 7.7 GB a time in the temporary folder).
+pub(crate) fn remove_stale_in(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|r| r.split('.').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
         };
-        for e in entries.flatten() {
-            let name = e.file_name();
-            let Some(pid) = name
-                .to_str()
-                .and_then(|n| n.strip_prefix(PREFIX))
-                .and_then(|r| r.split('.').next())
-                .and_then(|p| p.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_file(e.path());
-            }
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }
@@ -679,5 +686,13 @@ mod tests {
         }
         scratch.remove_stale();
         assert!(!stale.exists() && mine.exists() && other.exists());
+        // the sampler's layers, by their own prefix; the scratch's files are not its own
+        let sampled = dir.path().join(".knights-sample.4999999.0.layers");
+        let spill = dir.path().join(format!("{PREFIX}4999998.1.runs"));
+        for p in [&sampled, &spill] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        remove_stale_in(dir.path(), ".knights-sample.");
+        assert!(!sampled.exists() && spill.exists() && mine.exists());
     }
 }

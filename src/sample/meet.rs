@@ -149,8 +149,9 @@ impl<K: Key> Kept<K> {
         if to_disk && self.disk.is_none() {
             static FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
             let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let path = std::env::temp_dir()
-                .join(format!(".knights-sample.{}.{n}.layers", std::process::id()));
+            let dir = std::env::temp_dir();
+            crate::frontier::store::remove_stale_in(&dir, ".knights-sample.");
+            let path = dir.join(format!(".knights-sample.{}.{n}.layers", std::process::id()));
             let file = std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
