@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use num_bigint::BigUint;
+
 use super::checkpoint;
 use super::ledger::{NoteFigures, by_class_basis, log_files};
 use crate::store::CheckpointError;
@@ -340,6 +342,73 @@ impl Status {
         });
         v
     }
+}
+
+/// A ledger's whole count piece by piece, for drawing tours from it (`sample --ledger`): the
+/// run's identity, every piece's count (the engine's unit, as recorded) and the CPU seconds of
+/// the records that say them.
+pub struct Whole {
+    pub id: super::checkpoint::RunId,
+    pub counts: Vec<BigUint>,
+    pub cpu: BTreeMap<usize, f64>,
+}
+
+/// Reads the ledger in `dir` as [`Whole`]: every record checked and merged as `knights merge`
+/// does; a ledger with pieces missing, damaged lines or records that disagree is refused.
+pub fn whole(dir: &Path) -> Result<Whole, super::driver::RunError> {
+    let invalid = |m: String| -> super::driver::RunError { crate::error::Error::Invalid(m).into() };
+    if !dir.is_dir() {
+        return Err(invalid(format!(
+            "the ledger folder '{}' does not exist or is not a folder (name the folder `knights count --ledger DIR` wrote)",
+            dir.display()
+        )));
+    }
+    let st = status(dir)?;
+    if let Some((path, _, n)) = st.damaged.first() {
+        return Err(invalid(format!(
+            "the ledger record '{}' has {n} damaged line{}: drawing tours from a ledger needs every record whole",
+            path.display(),
+            crate::human::plural(*n as u64)
+        )));
+    }
+    if let super::driver::Merged::Partial {
+        units, units_done, ..
+    } = &st.merged
+    {
+        return Err(invalid(format!(
+            "the ledger in '{}' holds {units_done} of the {units} pieces of its count: drawing tours from a ledger needs them all (`knights status {}` says what is left)",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let paths = log_files(dir).map_err(|source| CheckpointError::Io {
+        action: "read",
+        path: dir.into(),
+        source,
+    })?;
+    let records = checkpoint::read_records(&paths)?;
+    let Some(first) = records.iter().find(|l| l.ledger) else {
+        return Err(invalid(format!(
+            "the folder '{}' holds no ledger records",
+            dir.display()
+        )));
+    };
+    let id = first.id.clone();
+    let held = super::ledger::read(dir, &id)?;
+    let counts: Option<Vec<BigUint>> = (0..id.units).map(|u| held.done.get(&u).cloned()).collect();
+    let Some(counts) = counts else {
+        return Err(invalid(format!(
+            "the ledger in '{}' holds {} of the {} pieces of its count: drawing tours from a ledger needs them all",
+            dir.display(),
+            held.done.len(),
+            id.units
+        )));
+    };
+    Ok(Whole {
+        id,
+        counts,
+        cpu: st.cpu,
+    })
 }
 
 #[cfg(test)]

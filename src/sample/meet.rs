@@ -361,7 +361,7 @@ pub(crate) fn from_ledger(
     board: Board,
     piece: &Piece,
     req: &Request,
-    whole: crate::count::ledger::Whole,
+    whole: crate::count::folder::Whole,
     dir: &str,
 ) -> Result<Box<dyn Batch>, String> {
     let id = &whole.id;

@@ -633,7 +633,7 @@ fn ledger_engine(
     dir: &std::path::Path,
 ) -> Result<(Engine, String, BigUint), String> {
     let kind = if req.closed { "closed" } else { "open" };
-    let whole = crate::count::ledger::whole(dir).map_err(|e| e.to_string())?;
+    let whole = crate::count::folder::whole(dir).map_err(|e| e.to_string())?;
     let b = meet::from_ledger(board, piece, req, whole, &dir.display().to_string())?;
     let undirected = BigUint::from(b.total());
     let total = if req.closed {
