@@ -26,7 +26,7 @@ pub const FAMILY_ALPHA: f64 = 1e-3;
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TallyError {
     #[error(
-        "a tally holds tours of one board and kind: this one is {found}, the first was {first}"
+        "a tally holds tours of one board and kind: this one is {found}, the first was {first} (a move list takes its board from the squares it reaches unless --board gives it)"
     )]
     Mixed { first: String, found: String },
     #[error(
@@ -202,9 +202,14 @@ impl Tally {
         self.index.get(&(i.min(j), i.max(j))).map(|&k| self.uses[k])
     }
 
-    /// This tally measured against `reference`, a tally of the same board and kind.
+    /// This tally measured against `reference`, a tally of the same board, kind and piece (the
+    /// moves are paired in order).
     #[must_use]
     pub fn against(&self, reference: &Tally) -> Comparison {
+        assert!(
+            self.moves == reference.moves && self.closed == reference.closed,
+            "a tally is measured against one of the same board, kind and piece"
+        );
         let mut moves: Vec<MoveDifference> = self
             .moves
             .iter()
@@ -225,7 +230,7 @@ impl Tally {
             .map(|m| (m.share - m.reference).abs())
             .sum::<f64>()
             / 2.0
-            / (self.board.squares() as f64);
+            / (self.board.squares() - u64::from(!self.closed)).max(1) as f64;
         Comparison {
             straight: Difference::of(&self.straight, &reference.straight),
             crossings: Difference::of(&self.crossings, &reference.crossings),

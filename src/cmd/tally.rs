@@ -24,10 +24,10 @@ pub(crate) fn run(a: &TallyArgs) -> Result<u8> {
             file.display().to_string()
         };
         let (tally, piece) = read(a, file, &name)?;
-        if let Some((first, t, _)) = tallies.first() {
-            if t.board != tally.board || t.closed != tally.closed {
+        if let Some((first, t, p)) = tallies.first() {
+            if t.board != tally.board || t.closed != tally.closed || *p != piece {
                 bail!(
-                    "{name} holds {}, but {first} holds {}: a tally sets side by side tours of one board and kind",
+                    "{name} holds {} by the {piece}, but {first} holds {} by the {p}: a tally sets side by side tours of one board, kind and piece",
                     tally.kind(),
                     t.kind()
                 );

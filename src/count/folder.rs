@@ -394,6 +394,13 @@ pub fn whole(dir: &Path) -> Result<Whole, super::driver::RunError> {
         )));
     };
     let id = first.id.clone();
+    if id.shard.count != 1 {
+        return Err(invalid(format!(
+            "the ledger in '{}' is of a count cut into {} shards: tours are drawn by way of the ledger of one run (`knights count` without --shard)",
+            dir.display(),
+            id.shard.count
+        )));
+    }
     let held = super::ledger::read(dir, &id)?;
     let counts: Option<Vec<BigUint>> = (0..id.units).map(|u| held.done.get(&u).cloned()).collect();
     let Some(counts) = counts else {

@@ -391,6 +391,20 @@ pub(crate) fn from_ledger(
     if req.from.is_some() {
         return Err("tours drawn by way of a ledger start on any square (no --from)".into());
     }
+    // what the sampler's own count would cut otherwise: it counts one shard, narrow, the total
+    let other = [
+        (
+            id.shard.count != 1,
+            "cut into shards (the sampler counts its pieces as one run)",
+        ),
+        (id.wide, "walked across the long side (--window wide)"),
+        (id.per_square, "counted per start square"),
+    ];
+    if let Some((_, why)) = other.iter().find(|(x, _)| *x) {
+        return Err(format!(
+            "the ledger in '{dir}' is of a count {why}: tours are drawn by way of a ledger of one run, narrow, of the total"
+        ));
+    }
     let mut starts = Vec::with_capacity(whole.counts.len());
     let mut total = 0u128;
     let mut counts = Vec::with_capacity(whole.counts.len());
@@ -612,9 +626,14 @@ impl<K: Key> Meet<K> {
             let at = match ledger {
                 None => start,
                 Some(l) => {
-                    let piece = d[..l.depth.min(d.len())]
-                        .iter()
-                        .fold(0u64, |a, &x| a * 3 + u64::from(x));
+                    if d.len() < l.depth {
+                        return Err(format!(
+                            "a leaf of depth {} above the pieces of depth {}: the count was cut otherwise than its ledger",
+                            d.len(),
+                            l.depth
+                        ));
+                    }
+                    let piece = d[..l.depth].iter().fold(0u64, |a, &x| a * 3 + u64::from(x));
                     let off = within.entry(piece).or_insert(0);
                     let at = l.starts[piece as usize] + *off;
                     *off += count;
@@ -810,6 +829,9 @@ impl<K: Key> Meet<K> {
             for b in buckets {
                 tables.push(b?);
             }
+        }
+        if tables.len() == 1 {
+            return Ok(tables.pop().expect("one table"));
         }
         let mut out = Vec::with_capacity(tables.iter().map(Vec::len).sum());
         for t in tables {

@@ -765,6 +765,34 @@ fn ledger_sampler_refuses_what_it_cannot_draw_from() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
+    // a ledger of shards, and one of the long side's window: refused, saying so
+    let sharded = dir.path().join("s");
+    for k in ["0/2", "1/2"] {
+        knights()
+            .args([
+                "count", "5x6", "--engine", "frontier", "--shard", k, "--ledger",
+            ])
+            .arg(&sharded)
+            .assert()
+            .success();
+    }
+    let wide = dir.path().join("w");
+    knights()
+        .args([
+            "count", "5x6", "--engine", "frontier", "--window", "wide", "--ledger",
+        ])
+        .arg(&wide)
+        .assert()
+        .success();
+    for (l, want) in [(&sharded, "2 shards"), (&wide, "--window wide")] {
+        let o = knights()
+            .args(["sample", "5x6", "--ledger"])
+            .arg(l)
+            .assert()
+            .code(2);
+        let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+        assert!(err.contains(want), "{err}");
+    }
     // a piece missing from the ledger: refused, naming how many it holds
     std::fs::remove_file(ledger.join("piece-00004.log")).unwrap();
     let o = knights()

@@ -137,13 +137,26 @@ fn tally_refuses_what_is_not_a_set_of_tours() {
         "c.txt",
         &["sample", "6x6", "--closed", "-n", "3", "--format", "moves"],
     );
+    let knight = write(
+        &dir,
+        "k.jsonl",
+        &["sample", "4x8", "-n", "2", "--format", "json"],
+    );
+    let other = write(
+        &dir,
+        "p.jsonl",
+        &[
+            "sample", "4x8", "-n", "2", "--piece", "3,0+2,2", "--format", "json",
+        ],
+    );
     let bad = dir.path().join("bad.txt");
     fs::write(&bad, "a1 b3 c5\nnot a tour\n").unwrap();
     let empty = dir.path().join("empty.txt");
     fs::write(&empty, "\n\n").unwrap();
     let missing = dir.path().join("missing.txt");
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec![a.clone(), closed.clone()], "one board and kind"),
+        (vec![a.clone(), closed.clone()], "one board, kind and piece"),
+        (vec![knight, other], "by the 0,3+2,2, but"),
         (
             vec!["--closed".into(), a.clone()],
             "a.txt line 1: not a tour",
