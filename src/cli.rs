@@ -130,6 +130,17 @@ pub struct VerifyArgs {
     /// File holding the tour, or - (the default) for standard input.
     #[arg(default_value = "-")]
     pub file: PathBuf,
+    #[command(flatten)]
+    pub reading: TourReading,
+    /// Require a closed tour.
+    #[arg(long, short = 'c')]
+    pub closed: bool,
+}
+
+/// How a tour's text is read (`verify`, `tally`): the board a moves list is on, and the piece
+/// its moves are checked as.
+#[derive(Debug, Args)]
+pub struct TourReading {
     /// The board (needed only for a moves list that does not reach the last rank and file).
     #[arg(long, short = 'b', value_parser = parse_board, allow_hyphen_values = true)]
     pub board: Option<Board>,
@@ -138,9 +149,6 @@ pub struct VerifyArgs {
     /// names (JSON "piece", a grid's summary line), else the knight.
     #[arg(long, short = 'p', value_parser = parse_piece, allow_hyphen_values = true)]
     pub piece: Option<Piece>,
-    /// Require a closed tour.
-    #[arg(long, short = 'c')]
-    pub closed: bool,
 }
 
 #[derive(Debug, Args)]
@@ -150,12 +158,8 @@ pub struct TallyArgs {
     /// The first file is the reference the others are measured against.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// The board (needed only for move lists that do not reach the last rank and file).
-    #[arg(long, short = 'b', value_parser = parse_board, allow_hyphen_values = true)]
-    pub board: Option<Board>,
-    /// The piece to check the moves of (default: the piece each tour names, else the knight).
-    #[arg(long, short = 'p', value_parser = parse_piece, allow_hyphen_values = true)]
-    pub piece: Option<Piece>,
+    #[command(flatten)]
+    pub reading: TourReading,
     /// Closed tours: every tour must close, and is tallied with the move back to its start (a
     /// move list is read as closed only where it repeats its first square, or with this).
     #[arg(long, short = 'c')]

@@ -2,12 +2,10 @@
 //! Markov chain against the exact sampler, one seed against another, a sample against every tour
 //! listed).
 
-use std::io;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use knights::cli::{TallyArgs, TallyFormat};
-use knights::input::{self, InputError, MAX_TOUR_TEXT};
 use knights::render::heat::{Panel, heat_maps};
 use knights::render::parse::parse_tour;
 use knights::tally::{Comparison, FAMILY_ALPHA, Moments, Tally};
@@ -56,31 +54,21 @@ pub(crate) fn run(a: &TallyArgs) -> Result<u8> {
 
 /// The tours of one file, each checked, tallied; and the piece they are of, in words.
 fn read(a: &TallyArgs, file: &Path, name: &str) -> Result<(Tally, String)> {
-    let text = if file.as_os_str() == "-" {
-        input::read_text(io::stdin().lock(), "standard input", MAX_TOUR_TEXT)?
-    } else {
-        match input::read_file_text(file, MAX_TOUR_TEXT) {
-            Ok(t) => t,
-            Err(e @ InputError::NotAFile { .. }) => {
-                bail!("{e}; give a file of tours, or - to read standard input")
-            }
-            Err(e) => return Err(e.into()),
-        }
-    };
+    let text = super::verify::read_tour_text(file, "a file of tours")?;
     let mut tally: Option<(Tally, String)> = None;
     for (k, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let at = || format!("{name} line {}", k + 1);
-        let parsed = parse_tour(line, a.board).map_err(|e| {
+        let parsed = parse_tour(line, a.reading.board).map_err(|e| {
             anyhow::anyhow!(
                 "{}: {e} (tally reads one tour a line: JSON lines or move lists)",
                 at()
             )
         })?;
         let piece = parsed
-            .piece(a.piece.as_ref())
+            .piece(a.reading.piece.as_ref())
             .map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
         let closed = a.closed || parsed.closed_claim.is_some();
         let board = parsed.board;

@@ -2,6 +2,7 @@
 //! makes (its piece, that it is closed, its length).
 
 use std::io;
+use std::path::Path;
 
 use anyhow::{Result, bail};
 use knights::input::{self, InputError, MAX_TOUR_TEXT};
@@ -10,19 +11,28 @@ use knights::render::{self, parse::ParseError};
 use crate::{EXIT_NOT_FOUND, emit};
 use knights::cli::VerifyArgs;
 
-pub(crate) fn run(a: &VerifyArgs) -> Result<u8> {
-    let text = if a.file.as_os_str() == "-" {
-        input::read_text(io::stdin().lock(), "standard input", MAX_TOUR_TEXT)?
-    } else {
-        match input::read_file_text(&a.file, MAX_TOUR_TEXT) {
-            Ok(t) => t,
-            Err(e @ InputError::NotAFile { .. }) => {
-                bail!("{e}; give a file, or - to read standard input")
-            }
-            Err(e) => return Err(e.into()),
+/// The text of `file`, or of standard input for `-`, as tours are read (at most
+/// [`MAX_TOUR_TEXT`] bytes, text only); where it is not a file, the error says to give `what`.
+pub(crate) fn read_tour_text(file: &Path, what: &str) -> Result<String> {
+    if file.as_os_str() == "-" {
+        return Ok(input::read_text(
+            io::stdin().lock(),
+            "standard input",
+            MAX_TOUR_TEXT,
+        )?);
+    }
+    match input::read_file_text(file, MAX_TOUR_TEXT) {
+        Ok(t) => Ok(t),
+        Err(e @ InputError::NotAFile { .. }) => {
+            bail!("{e}; give {what}, or - to read standard input")
         }
-    };
-    let parsed = match render::parse::parse_tour(&text, a.board) {
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub(crate) fn run(a: &VerifyArgs) -> Result<u8> {
+    let text = read_tour_text(&a.file, "a file")?;
+    let parsed = match render::parse::parse_tour(&text, a.reading.board) {
         Ok(p) => p,
         Err(ParseError::Format(m)) => bail!(m),
         Err(ParseError::Numbering(m)) => {
@@ -31,7 +41,7 @@ pub(crate) fn run(a: &VerifyArgs) -> Result<u8> {
         }
     };
     drop(text);
-    let piece = match parsed.piece(a.piece.as_ref()) {
+    let piece = match parsed.piece(a.reading.piece.as_ref()) {
         Ok(p) => p,
         Err(e) => bail!(e),
     };

@@ -265,6 +265,27 @@ impl Rules {
     }
 }
 
+/// The steps of the two sides of a meeting in the middle cut after `left` columns, `right`
+/// from the other end and `cross` of crossing, under the count's `rules`: the crossing's (no
+/// mirror images merged, the boundary after the cut) and the right half's last column (no
+/// mirror images merged). The count's pieces and the sampler walk the same.
+pub(crate) fn meet_steps<K: Key>(
+    walk: &Walk,
+    rules: &Rules,
+    (left, right, cross): (u32, u32, u32),
+) -> (Vec<Step<K>>, Vec<Step<K>>) {
+    let (lsq, rq) = (left * walk.w, (right - 1) * walk.w);
+    let mut xrules = rules.clone();
+    xrules.mirror = false;
+    xrules.cut = Some(lsq);
+    let mut yrules = rules.clone();
+    yrules.mirror = false;
+    (
+        steps(walk, &xrules, lsq, lsq + cross * walk.w),
+        steps(walk, &yrules, rq, rq + walk.w),
+    )
+}
+
 /// The steps that walk squares `from..to` under `rules`.
 pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> Vec<Step<K>> {
     let n = walk.n;

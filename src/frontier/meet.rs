@@ -704,18 +704,13 @@ impl<K: Key> Run<'_, K> {
     fn plan(&self, cut: Cut, depth: usize) -> Plan<K> {
         let w = self.walk.w as usize;
         let m = cut.cross as usize * w;
-        let lsq = cut.left * self.walk.w;
-        let rq = (cut.right - 1) * self.walk.w;
-        let mut xrules = self.rules.clone();
-        xrules.mirror = false;
-        xrules.cut = Some(lsq);
-        let mut yrules = self.rules.clone();
-        yrules.mirror = false;
+        let (xsteps, ysteps) =
+            layout::meet_steps(&self.walk, &self.rules, (cut.left, cut.right, cut.cross));
         let leaf_states = leaf_states(self.limits, (self.walk.key_bytes() + 8) as u64);
         Plan {
             cut,
-            xsteps: layout::steps(&self.walk, &xrules, lsq, lsq + m as u32),
-            ysteps: layout::steps(&self.walk, &yrules, rq, rq + w as u32),
+            xsteps,
+            ysteps,
             boundary: Boundary {
                 slots: (0..m as u32).rev().collect(),
             },

@@ -72,6 +72,24 @@ fn asks<K: Key>(k: K, i: usize) -> u64 {
     })
 }
 
+/// The first of `items` where `rank` falls, each weighing `weight` of the ranks in order
+/// (`None` past their sum): how a rank picks a predecessor or a joining state by its count.
+fn at_rank<T>(
+    items: impl IntoIterator<Item = T>,
+    mut rank: u128,
+    weight: impl Fn(&T) -> u128,
+) -> Option<T> {
+    items.into_iter().find(|t| {
+        let c = weight(t);
+        if rank < c {
+            true
+        } else {
+            rank -= c;
+            false
+        }
+    })
+}
+
 /// A table: states sorted, each with its count.
 type Table<K> = Vec<(K, u128)>;
 
@@ -584,13 +602,7 @@ impl<K: Key> Meet<K> {
         let end = lsq.max(rq);
         let rules = log.rules.clone();
         let fwd = layout::steps::<K>(&walk, &rules, 0, end as u32);
-        let mut xrules = rules.clone();
-        xrules.mirror = false;
-        xrules.cut = Some(lsq as u32);
-        let xsteps = layout::steps::<K>(&walk, &xrules, lsq as u32, (lsq + m) as u32);
-        let mut yrules = rules;
-        yrules.mirror = false;
-        let ysteps = layout::steps::<K>(&walk, &yrules, rq as u32, (rq + w) as u32);
+        let (xsteps, ysteps) = layout::meet_steps::<K>(&walk, &rules, log.cut);
         let h = cross;
         let mm = m as u32;
         let left_b = Boundary {
@@ -953,19 +965,9 @@ impl<K: Key> Meet<K> {
                     self.board
                 ));
             }
-            let mut u = below_u128(&mut sample.rng, sum);
-            let &(i, choice, flipped) = cands
-                .iter()
-                .find(|&&(i, _, _)| {
-                    let c = layer[i as usize].1;
-                    if u < c {
-                        true
-                    } else {
-                        u -= c;
-                        false
-                    }
-                })
-                .expect("a draw below the sum");
+            let u = below_u128(&mut sample.rng, sum);
+            let &(i, choice, flipped) =
+                at_rank(cands, u, |&&(i, _, _)| layer[i as usize].1).expect("a draw below the sum");
             let flip = walker.flip ^ flipped;
             for &b in choice.edges.iter().filter(|&&b| b > 0) {
                 let (a, z) = (self.place(d, sq, flip), self.place(d, sq - b, flip));
@@ -1254,20 +1256,12 @@ impl<K: Key> Meet<K> {
                 xi += 1;
             }
             let (k, c) = xe[xi];
-            let mut yr = (r - before) / c;
+            let yr = (r - before) / c;
             let (g, lm, lt, ends) = left_side(&self.left_b, k, want).expect("a state that joins");
-            let &(_, _, yi) = groups[&g]
+            let joins = groups[&g]
                 .iter()
-                .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
-                .find(|&&(_, _, i)| {
-                    let c = ye[i as usize].1;
-                    if yr < c {
-                        true
-                    } else {
-                        yr -= c;
-                        false
-                    }
-                })
+                .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed));
+            let &(_, _, yi) = at_rank(joins, yr, |&&(_, _, i)| ye[i as usize].1)
                 .expect("a rank below the state's joins");
             samples[s].side[LEFT] = Walker {
                 key: k,

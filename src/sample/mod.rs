@@ -607,22 +607,26 @@ fn meet_engine(
         ));
     }
     let b = meet::build(board, piece, req).map_err(and)?;
-    let undirected = BigUint::from(b.total());
-    let total = if req.closed {
-        undirected
-    } else {
-        undirected * 2u32
-    };
     let how = format!(
-        "exact: a uniform rank below {total} {kind} tours{}, drawn inside the frontier count met in the middle ({}; each batch makes again the leaves it lands in, with their layers)",
-        if req.closed {
-            " (undirected cycles)"
-        } else {
-            ""
-        },
+        "({}; each batch makes again the leaves it lands in, with their layers)",
         b.describe()
     );
-    Ok((Engine::Meet(b), how, total))
+    Ok(meet_described(b, req.closed, &how))
+}
+
+/// A sampler inside a count met in the middle, with the words that say how it draws (`how`
+/// after "met in the middle") and its total of tours (open tours: both directions).
+fn meet_described(b: Box<dyn meet::Batch>, closed: bool, how: &str) -> (Engine, String, BigUint) {
+    let undirected = BigUint::from(b.total());
+    let (total, kind, cycles) = if closed {
+        (undirected, "closed", " (undirected cycles)")
+    } else {
+        (undirected * 2u32, "open", "")
+    };
+    let how = format!(
+        "exact: a uniform rank below {total} {kind} tours{cycles}, drawn inside the frontier count met in the middle {how}"
+    );
+    (Engine::Meet(b), how, total)
 }
 
 /// The sampler by way of the ledger in `dir` (`meet.rs`), or why not.
@@ -632,25 +636,10 @@ fn ledger_engine(
     req: &Request,
     dir: &std::path::Path,
 ) -> Result<(Engine, String, BigUint), String> {
-    let kind = if req.closed { "closed" } else { "open" };
     let whole = crate::count::folder::whole(dir).map_err(|e| e.to_string())?;
     let b = meet::from_ledger(board, piece, req, whole, &dir.display().to_string())?;
-    let undirected = BigUint::from(b.total());
-    let total = if req.closed {
-        undirected
-    } else {
-        undirected * 2u32
-    };
-    let how = format!(
-        "exact: a uniform rank below {total} {kind} tours{}, drawn inside the frontier count met in the middle {}",
-        if req.closed {
-            " (undirected cycles)"
-        } else {
-            ""
-        },
-        b.describe()
-    );
-    Ok((Engine::Meet(b), how, total))
+    let how = b.describe();
+    Ok(meet_described(b, req.closed, &how))
 }
 
 /// DFS estimates beyond this many seconds leave exact sampling to the frontier tables.
