@@ -137,9 +137,11 @@ pub struct VerifyArgs {
     pub closed: bool,
 }
 
-/// How a tour's text is read (`verify`, `tally`): the board a moves list is on, and the piece
-/// its moves are checked as.
+// How a tour's text is read (`verify`, `tally`): the board a moves list is on, and the piece
+// its moves are checked as. (Not a doc comment: clap would take it for the help's opening line
+// of the subcommands that flatten it.)
 #[derive(Debug, Args)]
+#[allow(missing_docs)]
 pub struct TourReading {
     /// The board (needed only for a moves list that does not reach the last rank and file).
     #[arg(long, short = 'b', value_parser = parse_board, allow_hyphen_values = true)]
