@@ -18,6 +18,8 @@
 //! - `sample-child-groups`: `return` makes every table of the exact sampler (`sample::meet`) in
 //!   groups of buckets, each group's successors from the whole layer again, as the tables
 //!   whose unsummed successors pass an eighth of the memory bound are made.
+//! - `sample-path-disk`: `return` sends the exact sampler's nodes above a leaf to a file, the
+//!   deepest of each side kept in memory too, as they go when they pass a quarter of the bound.
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";

@@ -93,6 +93,11 @@ fn at_rank<T>(
 /// A table: states sorted, each with its count.
 type Table<K> = Vec<(K, u128)>;
 
+/// The deepest node of a side's path (its roots pushed first, so never none).
+fn deepest<K: Key>(path: &Kept<K>) -> &Table<K> {
+    path.last().expect("the path holds its root")
+}
+
 /// Bytes a state of a kept table takes.
 fn entry_bytes<K: Key>() -> u64 {
     std::mem::size_of::<(K, u128)>() as u64
@@ -226,22 +231,52 @@ impl<K: Key> Kept<K> {
     fn on_disk(&self) -> bool {
         self.disk.is_some()
     }
+
+    /// How many layers are kept.
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Lets the last layer go; the one before it, read back where the layers are on disk, is
+    /// the last.
+    fn pop(&mut self) -> Result<(), String> {
+        self.len -= 1;
+        match &mut self.disk {
+            None => {
+                self.mem.pop();
+            }
+            Some(d) => {
+                d.pop()?;
+                self.tail = None;
+                if self.len > 0 {
+                    self.tail = Some(d.read(self.len - 1)?);
+                }
+            }
+        }
+        Ok(())
+    }
 }
+
+/// States a file's layer is written or read a part at a time (a whole layer's bytes at once
+/// doubled the memory of a layer of 80 million states as it went to disk).
+const DISK_PART: usize = 1 << 16;
 
 impl Disk {
     fn write<K: Key>(&mut self, layer: &Table<K>) -> Result<(), String> {
         use std::io::{Seek, SeekFrom, Write};
         let e = disk_entry::<K>();
-        let mut bytes = vec![0u8; layer.len() * e];
-        for (out, &(k, c)) in bytes.chunks_exact_mut(e).zip(layer) {
-            k.write(&mut out[..K::BYTES]);
-            out[K::BYTES..].copy_from_slice(&c.to_le_bytes());
+        let err = |e: std::io::Error| format!("cannot write '{}': {e}", self.path.display());
+        let pos = self.file.seek(SeekFrom::End(0)).map_err(err)?;
+        let mut bytes = Vec::with_capacity(DISK_PART.min(layer.len()) * e);
+        for part in layer.chunks(DISK_PART) {
+            bytes.clear();
+            bytes.resize(part.len() * e, 0);
+            for (out, &(k, c)) in bytes.chunks_exact_mut(e).zip(part) {
+                k.write(&mut out[..K::BYTES]);
+                out[K::BYTES..].copy_from_slice(&c.to_le_bytes());
+            }
+            self.file.write_all(&bytes).map_err(err)?;
         }
-        let file = &mut self.file;
-        let pos = file
-            .seek(SeekFrom::End(0))
-            .and_then(|p| file.write_all(&bytes).map(|()| p))
-            .map_err(|e| format!("cannot write '{}': {e}", self.path.display()))?;
         self.at.push((pos, layer.len()));
         Ok(())
     }
@@ -250,17 +285,32 @@ impl Disk {
         use std::os::unix::fs::FileExt;
         let (pos, len) = self.at[t];
         let e = disk_entry::<K>();
-        let mut bytes = vec![0u8; len * e];
-        self.file
-            .read_exact_at(&mut bytes, pos)
-            .map_err(|err| format!("cannot read '{}': {err}", self.path.display()))?;
-        Ok(bytes
-            .chunks_exact(e)
-            .map(|b| {
+        let mut out: Table<K> = Vec::with_capacity(len);
+        let mut bytes = Vec::with_capacity(DISK_PART.min(len) * e);
+        let mut at = pos;
+        while out.len() < len {
+            let n = DISK_PART.min(len - out.len());
+            bytes.resize(n * e, 0);
+            self.file
+                .read_exact_at(&mut bytes, at)
+                .map_err(|err| format!("cannot read '{}': {err}", self.path.display()))?;
+            at += bytes.len() as u64;
+            out.extend(bytes.chunks_exact(e).map(|b| {
                 let c = u128::from_le_bytes(b[K::BYTES..].try_into().expect("16 bytes"));
                 (K::read(b, K::BYTES), c)
-            })
-            .collect())
+            }));
+        }
+        Ok(out)
+    }
+
+    /// Forgets the last layer written, and gives its bytes back.
+    fn pop(&mut self) -> Result<(), String> {
+        if let Some((pos, _)) = self.at.pop() {
+            self.file
+                .set_len(pos)
+                .map_err(|e| format!("cannot write '{}': {e}", self.path.display()))?;
+        }
+        Ok(())
     }
 }
 
@@ -728,6 +778,9 @@ impl<K: Key> Meet<K> {
                 bytes > self.max_memory / 4
             };
             shared.push(next, to_disk())?;
+            // the successors freed making it go back to the system (8x8 open's shared walk
+            // was 16 GiB resident with 7.7 GiB of tables so)
+            crate::frontier::give_back();
         }
         Ok((shared, states))
     }
@@ -799,7 +852,11 @@ impl<K: Key> Meet<K> {
                 groups.push(from..BUCKETS);
                 groups
             };
-        let mut tables: Vec<Table<K>> = Vec::new();
+        // the table is put together a group at a time, each bucket let go as it is copied:
+        // the buckets of all groups and their copy at once were twice the table (8x8 closed's
+        // tables under 1G took 1.02 GiB so)
+        let groups_n = groups.len();
+        let mut out: Table<K> = Vec::new();
         for g in groups {
             let parts: Vec<Vec<Vec<(K, u128)>>> = layer
                 .par_chunks(CHUNK)
@@ -816,38 +873,55 @@ impl<K: Key> Meet<K> {
                     v
                 })
                 .collect();
-            let buckets: Vec<Result<Table<K>, String>> = (0..g.len())
+            // by bucket, each bucket's pieces let go as they are gathered
+            let mut by_bucket: Vec<Vec<Vec<(K, u128)>>> = vec![Vec::new(); g.len()];
+            for chunk in parts {
+                for (b, piece) in chunk.into_iter().enumerate() {
+                    by_bucket[b].push(piece);
+                }
+            }
+            let buckets: Vec<Result<Table<K>, String>> = by_bucket
                 .into_par_iter()
-                .map(|b| {
+                .map(|pieces| {
                     let mut all: Vec<(K, u128)> =
-                        Vec::with_capacity(parts.iter().map(|p| p[b].len()).sum());
-                    for p in &parts {
-                        all.extend_from_slice(&p[b]);
+                        Vec::with_capacity(pieces.iter().map(Vec::len).sum());
+                    for p in pieces {
+                        all.extend_from_slice(&p);
                     }
                     all.sort_unstable_by_key(|e| e.0);
-                    let mut merged: Table<K> = Vec::with_capacity(all.len());
-                    for (k, c) in all {
-                        match merged.last_mut() {
-                            Some(last) if last.0 == k => {
-                                last.1 = last.1.checked_add(c).ok_or("a count past 128 bits")?;
-                            }
-                            _ => merged.push((k, c)),
+                    // equal states summed in place
+                    let mut w = 0;
+                    for r in 0..all.len() {
+                        if w > 0 && all[w - 1].0 == all[r].0 {
+                            all[w - 1].1 = all[w - 1]
+                                .1
+                                .checked_add(all[r].1)
+                                .ok_or("a count past 128 bits")?;
+                        } else {
+                            all[w] = all[r];
+                            w += 1;
                         }
                     }
-                    Ok(merged)
+                    all.truncate(w);
+                    all.shrink_to_fit();
+                    Ok(all)
                 })
                 .collect();
-            drop(parts);
+            let mut tables = Vec::with_capacity(buckets.len());
             for b in buckets {
                 tables.push(b?);
             }
-        }
-        if tables.len() == 1 {
-            return Ok(tables.pop().expect("one table"));
-        }
-        let mut out = Vec::with_capacity(tables.iter().map(Vec::len).sum());
-        for t in tables {
-            out.extend_from_slice(&t);
+            if groups_n > 1 {
+                crate::frontier::give_back();
+            }
+            if out.is_empty() && tables.len() == 1 {
+                out = tables.pop().expect("one table");
+                continue;
+            }
+            out.reserve_exact(tables.iter().map(Vec::len).sum());
+            for t in tables {
+                out.extend_from_slice(&t);
+            }
         }
         Ok(out)
     }
@@ -867,19 +941,23 @@ impl<K: Key> Meet<K> {
     /// The true table of the merged `t`: each state and its image, half the count each.
     fn unmerged(&self, t: usize) -> Result<Table<K>, String> {
         let (perm, width) = self.mirror_at(t);
-        let mut out: Table<K> = self
-            .shared
-            .layer(t)?
+        let merged = self.shared.layer(t)?;
+        // made in a table of its own size (a parallel collect of unknown length gathered
+        // pieces, then copied them: twice 8x8 closed's right root of 256 MiB)
+        let images = merged
             .par_iter()
-            .flat_map_iter(|&(k, c)| {
-                let m = perm.apply(k, width);
-                if m == k {
-                    vec![(k, c)]
-                } else {
-                    vec![(k, c / 2), (m, c / 2)]
-                }
-            })
-            .collect();
+            .filter(|&&(k, _)| perm.apply(k, width) != k)
+            .count();
+        let mut out: Table<K> = Vec::with_capacity(merged.len() + images);
+        for &(k, c) in merged.iter() {
+            let m = perm.apply(k, width);
+            if m == k {
+                out.push((k, c));
+            } else {
+                out.extend([(k, c / 2), (m, c / 2)]);
+            }
+        }
+        drop(merged);
         out.par_sort_unstable_by_key(|e| e.0);
         Ok(out)
     }
@@ -998,9 +1076,12 @@ impl<K: Key> Meet<K> {
             self.shared.layer(self.rq)?.into_owned()
         };
         // the nodes on the way to the current leaf: crossing and right tables by depth (the
-        // right's only to the end of its column)
-        let mut xs: Vec<Table<K>> = vec![x0];
-        let mut ys: Vec<Table<K>> = vec![y0];
+        // right's only to the end of its column), in memory or, past a quarter of the bound,
+        // in files with the deepest of each side in memory too
+        let mut xs: Kept<K> = Kept::new();
+        let mut ys: Kept<K> = Kept::new();
+        xs.push(x0, false)?;
+        ys.push(y0, false)?;
         let mut path: Vec<u8> = Vec::new();
         // samples waiting at a node, by depth, for each side
         let mut wait: [Vec<Vec<usize>>; 2] = [vec![Vec::new(); m + 1], vec![Vec::new(); w + 1]];
@@ -1029,50 +1110,57 @@ impl<K: Key> Meet<K> {
             while path.len() < j {
                 let i = path.len();
                 let d = leaf.digits[i];
-                let x = self.child(&xs[i], &self.xsteps[i], 2 - d as usize)?;
-                xs.push(x);
+                let x = self.child(deepest(&xs), &self.xsteps[i], 2 - d as usize)?;
+                let full = self.path_full(&xs, &ys, x.len());
+                xs.push(x, full)?;
                 if i < w {
-                    let y = self.child(&ys[i], &self.ysteps[i], d as usize)?;
-                    ys.push(y);
+                    let y = self.child(deepest(&ys), &self.ysteps[i], d as usize)?;
+                    let full = self.path_full(&xs, &ys, y.len());
+                    ys.push(y, full)?;
                 }
                 path.push(d);
-                let states = (xs.iter().chain(&ys)).map(|t| t.len() as u64).sum::<u64>();
-                self.fits(states + self.shared.held())?;
+                // the tables freed making it go back to the system (the allocator keeps them
+                // otherwise, resident: 8x8 closed under 1G stayed at 1.0 GiB so)
+                crate::frontier::give_back();
+                self.fits(xs.held() + ys.held() + self.shared.held())?;
             }
             // the leaf's own walks, every layer kept (to disk past the tables' share of the
             // bound): the right's first, whose classes tell which crossing states can join
             // (the others and all they lead to are dropped)
-            let path_states: u64 =
-                (xs.iter().chain(&ys)).map(|t| t.len() as u64).sum::<u64>() + self.shared.held();
-            let room = (self.max_memory / 2).saturating_sub(path_states * entry_bytes::<K>());
+            let path_states: u64 = xs.held() + ys.held() + self.shared.held();
+            let (xnode, ynode) = (deepest(&xs), deepest(&ys));
+            // a third of the bound: the tables a step makes, the join's and the allocator's
+            // slack take the rest (a half took 8x8 closed under 1G to 1.02 GiB resident)
+            let room = (self.max_memory / 3).saturating_sub(path_states * entry_bytes::<K>());
             let jy = j.min(w);
             let mut yl: Kept<K> = Kept::new();
             for i in jy..w {
-                let from = yl.last().unwrap_or(&ys[jy]);
+                let from = yl.last().unwrap_or(ynode);
                 let next = self.child(from, &self.ysteps[i], ANY)?;
                 let full = (yl.held() + next.len() as u64) * entry_bytes::<K>() > room / 2;
                 yl.push(next, full)?;
             }
-            let offered = self.prefixes(yl.last().unwrap_or(&ys[jy]));
+            let offered = self.prefixes(yl.last().unwrap_or(ynode));
             let mut xl: Kept<K> = Kept::new();
             for (i, offers) in offered.iter().enumerate().skip(j) {
-                let from = xl.last().unwrap_or(&xs[j]);
+                let from = xl.last().unwrap_or(xnode);
                 let keep = |k: K| offers.contains(&asks(k, i));
                 let next = self.child_kept(from, &self.xsteps[i], ANY, &keep)?;
                 let full = (xl.held() + yl.held() + next.len() as u64) * entry_bytes::<K>() > room;
                 xl.push(next, full)?;
             }
+            crate::frontier::give_back();
             let held = path_states + xl.held() + yl.held();
             self.fits(held)?;
-            let xend = xl.last().unwrap_or(&xs[j]);
-            let yend = yl.last().unwrap_or(&ys[jy]);
+            let xend = xl.last().unwrap_or(xnode);
+            let yend = yl.last().unwrap_or(ynode);
             self.join(samples, mine, leaf, xend, yend)?;
             // walk the leaf's samples back to its node
             self.back_kept(
                 samples,
                 mine,
                 LEFT,
-                &xs[j],
+                xnode,
                 &xl,
                 &self.xsteps,
                 j..m,
@@ -1082,7 +1170,7 @@ impl<K: Key> Meet<K> {
                 samples,
                 mine,
                 RIGHT,
-                &ys[jy],
+                ynode,
                 &yl,
                 &self.ysteps,
                 jy..w,
@@ -1095,6 +1183,14 @@ impl<K: Key> Meet<K> {
             self.up(samples, &mut xs, &mut ys, &mut wait)?;
         }
         Ok(())
+    }
+
+    /// Whether the nodes above a leaf go to disk from now on: where those in memory and a new
+    /// one of `next` states would pass a quarter of the bound (8x8 open's nodes, 80 million
+    /// states at the right root and more below it, passed 12 GiB in memory).
+    fn path_full(&self, xs: &Kept<K>, ys: &Kept<K>, next: usize) -> bool {
+        fail::fail_point!("sample-path-disk", |_| true);
+        (xs.held() + ys.held() + next as u64) * entry_bytes::<K>() > self.max_memory / 4
     }
 
     /// An error where `states` of kept tables pass the memory bound: the nodes above a leaf
@@ -1164,15 +1260,15 @@ impl<K: Key> Meet<K> {
     fn up(
         &self,
         samples: &mut [Sample<K>],
-        xs: &mut Vec<Table<K>>,
-        ys: &mut Vec<Table<K>>,
+        xs: &mut Kept<K>,
+        ys: &mut Kept<K>,
         wait: &mut [Vec<Vec<usize>>; 2],
     ) -> Result<(), String> {
         let d = xs.len() - 1;
         let none = Kept::new();
-        xs.pop();
+        xs.pop()?;
         let left = std::mem::take(&mut wait[LEFT][d]);
-        let (parent, steps) = (&xs[d - 1], &self.xsteps);
+        let (parent, steps) = (deepest(xs), &self.xsteps);
         self.back_kept(
             samples,
             &left,
@@ -1185,9 +1281,9 @@ impl<K: Key> Meet<K> {
         )?;
         wait[LEFT][d - 1].extend(left);
         if d <= self.w {
-            ys.pop();
+            ys.pop()?;
             let right = std::mem::take(&mut wait[RIGHT][d]);
-            let (parent, steps) = (&ys[d - 1], &self.ysteps);
+            let (parent, steps) = (deepest(ys), &self.ysteps);
             self.back_kept(
                 samples,
                 &right,
@@ -1396,5 +1492,48 @@ impl<K: Key> Batch for Meet<K> {
 
     fn describe(&self) -> String {
         self.setup.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Layers kept read back as they went in, in memory or from a file (layers past the part a
+    /// file is written in at a time among them), and a pop makes the layer before the last
+    /// again, its bytes given back.
+    #[test]
+    fn kept_layers_read_back_and_pop_in_memory_and_on_disk() {
+        let layers: Vec<Table<u64>> = [3, 1000, 150_000, 0, 70_000]
+            .iter()
+            .enumerate()
+            .map(|(n, &len)| {
+                (0..len as u64)
+                    .map(|i| (i * 7 + n as u64, (u128::from(i) << 70) | n as u128))
+                    .collect()
+            })
+            .collect();
+        for disk_from in [None, Some(0), Some(2)] {
+            let mut kept: Kept<u64> = Kept::new();
+            for (i, l) in layers.iter().enumerate() {
+                kept.push(l.clone(), disk_from.is_some_and(|d| i >= d))
+                    .unwrap();
+            }
+            assert_eq!(kept.on_disk(), disk_from.is_some());
+            for (t, l) in layers.iter().enumerate() {
+                assert!(*kept.layer(t).unwrap() == *l, "layer {t}");
+            }
+            for n in (1..layers.len()).rev() {
+                kept.pop().unwrap();
+                assert_eq!(kept.len(), n);
+                assert!(kept.last().unwrap() == &layers[n - 1], "after a pop to {n}");
+                if let Some(d) = &kept.disk {
+                    let bytes: usize =
+                        layers[..n].iter().map(Vec::len).sum::<usize>() * disk_entry::<u64>();
+                    assert_eq!(d.file.metadata().unwrap().len(), bytes as u64);
+                    assert_eq!(kept.held(), layers[n - 1].len() as u64);
+                }
+            }
+        }
     }
 }

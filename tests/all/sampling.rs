@@ -609,11 +609,12 @@ fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
         ])
         .args(["-n", "40", "--format", "moves", "-s", "7", "-j", threads]);
         if disk {
-            // the shared layers on disk, and every table made in groups of buckets (as large
-            // ones are, each group expanded again from the whole layer)
+            // the shared layers and the nodes above a leaf on disk, and every table made in
+            // groups of buckets (as large ones are, each group expanded again from the whole
+            // layer)
             cmd.env(
                 knights::failpoint::ENV,
-                "sample-shared-disk=return;sample-child-groups=return",
+                "sample-shared-disk=return;sample-child-groups=return;sample-path-disk=return",
             );
         }
         let o = cmd.assert().success();
