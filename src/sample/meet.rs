@@ -814,6 +814,8 @@ impl<K: Key> Meet<K> {
             (self.max_memory / 8).max(1 << 26)
         };
         let budget = budget();
+        // the successors before they are summed, where counted: room for the table at once
+        let mut most = 0usize;
         let groups: Vec<std::ops::Range<usize>> =
             if layer.len() as u64 * entry_bytes::<K>() * 8 <= budget {
                 std::iter::once(0..BUCKETS).collect()
@@ -850,13 +852,16 @@ impl<K: Key> Meet<K> {
                     bytes += more;
                 }
                 groups.push(from..BUCKETS);
+                most = sizes.iter().sum::<u64>() as usize;
                 groups
             };
-        // the table is put together a group at a time, each bucket let go as it is copied:
-        // the buckets of all groups and their copy at once were twice the table (8x8 closed's
-        // tables under 1G took 1.02 GiB so)
+        // the table is put together a group at a time, each bucket let go as it is copied, in
+        // room reserved once for all the successors (its pages are touched only as it fills;
+        // grown group by group, the old table and the new were both held): the buckets of all
+        // groups and their copy at once were twice the table (8x8 closed's tables under 1G
+        // took 1.02 GiB so)
         let groups_n = groups.len();
-        let mut out: Table<K> = Vec::new();
+        let mut out: Table<K> = Vec::with_capacity(most);
         for g in groups {
             let parts: Vec<Vec<Vec<(K, u128)>>> = layer
                 .par_chunks(CHUNK)
@@ -902,8 +907,8 @@ impl<K: Key> Meet<K> {
                             w += 1;
                         }
                     }
+                    // (kept at its size until copied into the table: a shrink would copy it)
                     all.truncate(w);
-                    all.shrink_to_fit();
                     Ok(all)
                 })
                 .collect();
@@ -914,7 +919,7 @@ impl<K: Key> Meet<K> {
             if groups_n > 1 {
                 crate::frontier::give_back();
             }
-            if out.is_empty() && tables.len() == 1 {
+            if groups_n == 1 && tables.len() == 1 {
                 out = tables.pop().expect("one table");
                 continue;
             }
@@ -1533,6 +1538,17 @@ mod tests {
                     assert_eq!(d.file.metadata().unwrap().len(), bytes as u64);
                     assert_eq!(kept.held(), layers[n - 1].len() as u64);
                 }
+            }
+            // down another way: pushed after the pops, every layer reads back
+            kept.push(layers[2].clone(), false).unwrap();
+            kept.push(layers[0].clone(), false).unwrap();
+            let now = [&layers[0], &layers[2], &layers[0]];
+            for (t, l) in now.iter().enumerate() {
+                assert!(*kept.layer(t).unwrap() == **l, "layer {t} pushed again");
+            }
+            if let Some(d) = &kept.disk {
+                let bytes: usize = now.iter().map(|l| l.len()).sum::<usize>() * disk_entry::<u64>();
+                assert_eq!(d.file.metadata().unwrap().len(), bytes as u64);
             }
         }
     }
