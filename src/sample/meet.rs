@@ -181,7 +181,7 @@ impl<K: Key> Kept<K> {
                 .create(true)
                 .truncate(true)
                 .open(&path)
-                .map_err(|e| format!("cannot write '{}': {e}", path.display()))?;
+                .map_err(|e| failed(&path, "write", &e))?;
             let mut disk = Disk {
                 file,
                 path,
@@ -257,6 +257,11 @@ impl<K: Key> Kept<K> {
     }
 }
 
+/// The message of a failure to `action` the layers' file at `path`.
+fn failed(path: &std::path::Path, action: &str, e: &std::io::Error) -> String {
+    format!("cannot {action} '{}': {e}", path.display())
+}
+
 /// States a file's layer is written or read a part at a time (a whole layer's bytes at once
 /// doubled the memory of a layer of 80 million states as it went to disk).
 const DISK_PART: usize = 1 << 16;
@@ -265,7 +270,7 @@ impl Disk {
     fn write<K: Key>(&mut self, layer: &Table<K>) -> Result<(), String> {
         use std::io::{Seek, SeekFrom, Write};
         let e = disk_entry::<K>();
-        let err = |e: std::io::Error| format!("cannot write '{}': {e}", self.path.display());
+        let err = |e| failed(&self.path, "write", &e);
         let pos = self.file.seek(SeekFrom::End(0)).map_err(err)?;
         let mut bytes = Vec::with_capacity(DISK_PART.min(layer.len()) * e);
         for part in layer.chunks(DISK_PART) {
@@ -293,7 +298,7 @@ impl Disk {
             bytes.resize(n * e, 0);
             self.file
                 .read_exact_at(&mut bytes, at)
-                .map_err(|err| format!("cannot read '{}': {err}", self.path.display()))?;
+                .map_err(|e| failed(&self.path, "read", &e))?;
             at += bytes.len() as u64;
             out.extend(bytes.chunks_exact(e).map(|b| {
                 let c = u128::from_le_bytes(b[K::BYTES..].try_into().expect("16 bytes"));
@@ -308,7 +313,7 @@ impl Disk {
         if let Some((pos, _)) = self.at.pop() {
             self.file
                 .set_len(pos)
-                .map_err(|e| format!("cannot write '{}': {e}", self.path.display()))?;
+                .map_err(|e| failed(&self.path, "write", &e))?;
         }
         Ok(())
     }
@@ -912,16 +917,12 @@ impl<K: Key> Meet<K> {
                     Ok(all)
                 })
                 .collect();
-            let mut tables = Vec::with_capacity(buckets.len());
+            let mut tables: Vec<Table<K>> = Vec::with_capacity(buckets.len());
             for b in buckets {
                 tables.push(b?);
             }
             if groups_n > 1 {
                 crate::frontier::give_back();
-            }
-            if groups_n == 1 && tables.len() == 1 {
-                out = tables.pop().expect("one table");
-                continue;
             }
             out.reserve_exact(tables.iter().map(Vec::len).sum());
             for t in tables {
@@ -1198,9 +1199,9 @@ impl<K: Key> Meet<K> {
         (xs.held() + ys.held() + next as u64) * entry_bytes::<K>() > self.max_memory / 4
     }
 
-    /// An error where `states` of kept tables pass the memory bound: the nodes above a leaf
-    /// stay in memory (the count's own wait on disk), so exact sampling can need more memory
-    /// than the count.
+    /// An error where `states` of tables held in memory pass the memory bound (the deepest
+    /// nodes of both sides, the shared walk's last layer and a leaf's walks in memory: each
+    /// goes to disk past its share, but the deepest nodes stay).
     fn fits(&self, states: u64) -> Result<(), String> {
         let bytes = states * entry_bytes::<K>();
         if bytes <= self.max_memory {
