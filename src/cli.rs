@@ -476,6 +476,12 @@ pub struct SampleArgs {
     /// The projected cost of each batch is said before it starts.
     #[arg(long, value_name = "DIR")]
     pub ledger: Option<PathBuf>,
+    /// Exact, inside the count met in the middle: the count's leaves (each with its count) are
+    /// read from FILE where it exists, so the count is not made again; where it does not, the
+    /// count is made and its leaves written there for the next run (a damaged file, or one of
+    /// another board, piece or kind, is refused).
+    #[arg(long, value_name = "FILE")]
+    pub leaves: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SampleFormat::Grid)]
     pub format: SampleFormat,

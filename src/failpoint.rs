@@ -20,6 +20,8 @@
 //!   whose unsummed successors pass an eighth of the memory bound are made.
 //! - `sample-path-disk`: `return` sends the exact sampler's nodes above a leaf to a file, the
 //!   deepest of each side kept in memory too, as they go when they pass a quarter of the bound.
+//! - `sample-join-pairwise`: `return` makes the exact sampler join each leaf pair by pair, as it
+//!   does where a right state's count passes one word, instead of by the count's runs of a group.
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";

@@ -277,6 +277,142 @@ impl RightIndex {
     }
 }
 
+/// A leaf's right states grouped as [`RightIndex`] groups them, for the exact sampler: each
+/// row keeps its place in the sampler's table, and the rows of a group are in table order, so
+/// that the states joining a crossing state come in the order the sampler draws among them.
+pub(crate) struct SampleJoin {
+    classes: FxHashMap<u64, (usize, usize)>,
+    states: Vec<Right>,
+    counts: Vec<u64>,
+    places: Vec<u32>,
+    want: u32,
+    closed: bool,
+}
+
+impl SampleJoin {
+    /// The rows of `right` (states with their counts), boundary square `j` in slot
+    /// `slots.slots[j]`; `None` where a count passes one word (the sampler then joins pair by
+    /// pair).
+    pub(crate) fn new<K: Key>(
+        right: &[(K, u128)],
+        slots: &Boundary,
+        closed: bool,
+    ) -> Option<SampleJoin> {
+        let mut rows: Vec<(u64, u32, Right, u64)> = right
+            .par_iter()
+            .enumerate()
+            .map(|(i, &(k, c))| {
+                let (mates, term) = slots.links(k);
+                let g = group(slots.offers(k), term.count_ones());
+                Some((g, i as u32, Right { mates, term }, u64::try_from(c).ok()?))
+            })
+            .collect::<Option<_>>()?;
+        rows.par_sort_unstable_by_key(|r| (r.0, r.1));
+        let mut classes = FxHashMap::default();
+        let mut start = 0;
+        for i in 1..=rows.len() {
+            if i == rows.len() || rows[i].0 != rows[start].0 {
+                classes.insert(rows[start].0, (start, i));
+                start = i;
+            }
+        }
+        Some(SampleJoin {
+            classes,
+            states: rows.iter().map(|r| r.2).collect(),
+            counts: rows.iter().map(|r| r.3).collect(),
+            places: rows.iter().map(|r| r.1).collect(),
+            want: if closed { 0 } else { 2 },
+            closed,
+        })
+    }
+
+    /// The classes the right states offer (each group's, its terminals left out).
+    pub(crate) fn classes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.classes.keys().map(|g| g >> 2)
+    }
+
+    /// A crossing state as the join reads it: its group's rows, its links and terminals, and
+    /// its ends; `None` where no right state can join it.
+    fn read<K: Key>(&self, b: &Boundary, k: K) -> Option<((usize, usize), u64, u32, u32)> {
+        let (g, lm, lt, ends) = left_side(b, k, self.want)?;
+        Some((*self.classes.get(&g)?, lm, lt, ends))
+    }
+
+    /// For each crossing state of `left` (boundary square `j` in slot `b.slots[j]`), the sum
+    /// of the counts of the right states that join it into one tour: by runs of a group, as
+    /// the count joins ([`join`]; the sampler's pair by pair walk took a fifth of 8x8
+    /// closed's draws).
+    pub(crate) fn sums<K: Key>(&self, left: &[(K, u128)], b: &Boundary) -> Vec<u128> {
+        let mut keys: Vec<(usize, u32)> = left
+            .par_iter()
+            .enumerate()
+            .filter_map(|(i, &(k, _))| self.read(b, k).map(|(rows, ..)| (rows.0, i as u32)))
+            .collect();
+        keys.par_sort_unstable();
+        let mut runs = Vec::new();
+        let mut at = 0;
+        while at < keys.len() {
+            let mut end = at + 1;
+            while end < keys.len() && keys[end].0 == keys[at].0 {
+                end += 1;
+            }
+            // a long run in pieces, so that the threads share it
+            let mut from = at;
+            while from < end {
+                let to = (from + JOIN_CHUNK).min(end);
+                runs.push(from..to);
+                from = to;
+            }
+            at = end;
+        }
+        let parts: Vec<Vec<(u32, u128)>> = runs
+            .into_par_iter()
+            .map(|run| {
+                let run = &keys[run];
+                let (rows, _, _, ends) = self
+                    .read(b, left[run[0].1 as usize].0)
+                    .expect("a state of a group");
+                let pieces: Vec<(u64, u32)> = run
+                    .iter()
+                    .map(|&(_, i)| {
+                        let (_, lm, lt, _) = self.read(b, left[i as usize].0).expect("read once");
+                        (lm, lt)
+                    })
+                    .collect();
+                let acc = run_sums(
+                    &pieces,
+                    ends,
+                    &self.states[rows.0..rows.1],
+                    &self.counts[rows.0..rows.1],
+                    self.closed,
+                );
+                run.iter().map(|&(_, i)| i).zip(acc).collect()
+            })
+            .collect();
+        let mut out = vec![0u128; left.len()];
+        for (i, s) in parts.into_iter().flatten() {
+            out[i as usize] = s;
+        }
+        out
+    }
+
+    /// The right states that join crossing state `k` into one tour, in table order: each
+    /// one's place in the table and its count.
+    pub(crate) fn joining<K: Key>(&self, b: &Boundary, k: K) -> Vec<(usize, u128)> {
+        let Some((rows, lm, lt, ends)) = self.read(b, k) else {
+            return Vec::new();
+        };
+        let n = ends.count_ones();
+        (rows.0..rows.1)
+            .filter(|&i| {
+                let r = self.states[i];
+                joins_paired(lm, lt, r.mates, r.term, ends, n, self.closed)
+            })
+            .map(|i| (self.places[i] as usize, u128::from(self.counts[i])))
+            .collect()
+    }
+}
+
 /// A right state's row while the index is made.
 #[derive(Clone, Copy, Default)]
 struct Row {

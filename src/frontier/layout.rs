@@ -233,7 +233,7 @@ pub(crate) struct Colours<K> {
 }
 
 /// What a walk program needs besides the board.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Rules {
     /// Squares (walk numbers) that must be ends of an open path.
     pub(crate) terminals: Vec<u32>,

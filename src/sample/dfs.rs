@@ -442,6 +442,7 @@ mod tests {
             seconds: None,
             tell: None,
             ledger: None,
+            leaves: None,
         }
     }
 

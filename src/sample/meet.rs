@@ -43,8 +43,10 @@ use crate::board::Board;
 use crate::count::CountSpec;
 use crate::count::report::human_bytes;
 use crate::frontier::MeetLeaves;
-use crate::frontier::expand::{ANY, Choice, expand_choices, expand_digit};
-use crate::frontier::join::{Boundary, left_side, pair_joins, right_side};
+use crate::frontier::expand::{
+    ANY, Choice, classes, expand_choices, expand_digit, unchanged_slots,
+};
+use crate::frontier::join::{Boundary, SampleJoin, left_side, pair_joins, right_side};
 use crate::frontier::layout::{self, Step, Walk};
 use crate::frontier::state::{Key, Perm};
 use crate::piece::Piece;
@@ -367,14 +369,145 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
         ..CountSpec::default()
     };
     let t = std::time::Instant::now();
-    let log = crate::frontier::meet_leaves(board, piece, &spec, req.max_memory, None)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("the frontier count of {board} does not meet in the middle"))?;
+    let kept = req.leaves.as_deref().filter(|p| p.exists());
+    let (log, read) = match kept {
+        Some(path) => (LeavesFile::read(path, board, piece, req.closed)?, true),
+        None => {
+            let log = crate::frontier::meet_leaves(board, piece, &spec, req.max_memory, None)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| {
+                    format!("the frontier count of {board} does not meet in the middle")
+                })?;
+            if let Some(path) = &req.leaves {
+                LeavesFile::write(path, board, piece, req.closed, &log)?;
+            }
+            (log, false)
+        }
+    };
     // the count's tables are freed: the allocator gives them back before the sampler makes its
     // own (it keeps freed memory for minutes, and 8x8 open's count and sampler together passed
     // 24 GiB)
     crate::frontier::give_back();
-    make(board, walk, req, log, t.elapsed().as_secs_f64(), None)
+    let origin = match &req.leaves {
+        Some(path) if read => format!("read from '{}'", path.display()),
+        _ => format!("counted in {:.1} s", t.elapsed().as_secs_f64()),
+    };
+    make(board, walk, req, log, &origin, None)
+}
+
+/// The leaves of a count met in the middle in a file (`sample --leaves FILE`), so that later
+/// runs draw without counting again: the cut, the rules and every leaf's count, as JSON on one
+/// line, then a line with the CRC-32 of the first (a file that fails it is refused: a leaf's
+/// count wrong would make the tours of every other leaf more or less likely than they are, and
+/// only the leaves a batch lands in are checked when they are made again).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LeavesFile {
+    format: String,
+    board: String,
+    piece: String,
+    closed: bool,
+    cut: (u32, u32, u32),
+    true_right: bool,
+    rules: layout::Rules,
+    /// Depth, digits (a base-3 number) and count of each leaf.
+    leaves: Vec<(usize, u64, String)>,
+    total: String,
+}
+
+/// What the first field of a leaves file says.
+const LEAVES_FORMAT: &str = "knights sample leaves 1";
+
+impl LeavesFile {
+    fn write(
+        path: &std::path::Path,
+        board: Board,
+        piece: &Piece,
+        closed: bool,
+        log: &MeetLeaves,
+    ) -> Result<(), String> {
+        let total: num_bigint::BigUint = log.leaves.iter().map(|l| &l.2).sum();
+        let body = LeavesFile {
+            format: LEAVES_FORMAT.into(),
+            board: board.to_string(),
+            piece: piece.to_string(),
+            closed,
+            cut: log.cut,
+            true_right: log.true_right,
+            rules: log.rules.clone(),
+            leaves: (log.leaves.iter())
+                .map(|(j, p, c)| (*j, *p, c.to_string()))
+                .collect(),
+            total: total.to_string(),
+        };
+        let line = serde_json::to_string(&body).map_err(|e| e.to_string())?;
+        let text = format!("{line}\n{:08x}\n", crc32fast::hash(line.as_bytes()));
+        // written whole beside it, then renamed: a run stopped part-way leaves no half file
+        let part = path.with_extension("part");
+        std::fs::write(&part, text)
+            .and_then(|()| std::fs::rename(&part, path))
+            .map_err(|e| failed(path, "write", &e))
+    }
+
+    fn read(
+        path: &std::path::Path,
+        board: Board,
+        piece: &Piece,
+        closed: bool,
+    ) -> Result<MeetLeaves, String> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path).map_err(|e| failed(path, "read", &e))?;
+        let damaged = |why: &str| {
+            format!(
+                "the leaves file '{shown}' is damaged ({why}): remove it, and the next run counts again and writes it"
+            )
+        };
+        let (line, check) = text
+            .trim_end()
+            .rsplit_once('\n')
+            .ok_or_else(|| damaged("no check line"))?;
+        if u32::from_str_radix(check, 16).ok() != Some(crc32fast::hash(line.as_bytes())) {
+            return Err(damaged("its check fails"));
+        }
+        let body: LeavesFile = serde_json::from_str(line).map_err(|e| damaged(&e.to_string()))?;
+        if body.format != LEAVES_FORMAT {
+            return Err(format!(
+                "'{shown}' is not a leaves file of this version (it says '{}'; '{LEAVES_FORMAT}' expected)",
+                body.format
+            ));
+        }
+        let kind = |c: bool| if c { "closed" } else { "open" };
+        if (body.board.as_str(), body.piece.as_str(), body.closed)
+            != (
+                board.to_string().as_str(),
+                piece.to_string().as_str(),
+                closed,
+            )
+        {
+            return Err(format!(
+                "the leaves file '{shown}' holds {} tours of {} by the {}, not {} tours of {board} by the {piece}: give another file",
+                kind(body.closed),
+                body.board,
+                body.piece,
+                kind(closed)
+            ));
+        }
+        let mut leaves = Vec::with_capacity(body.leaves.len());
+        for (j, p, c) in body.leaves {
+            let c: num_bigint::BigUint = c.parse().map_err(|_| damaged("a count"))?;
+            leaves.push((j, p, c));
+        }
+        let total: num_bigint::BigUint = leaves.iter().map(|l| &l.2).sum();
+        if total.to_string() != body.total {
+            return Err(damaged("its leaves do not add up to its total"));
+        }
+        Ok(MeetLeaves {
+            cut: body.cut,
+            true_right: body.true_right,
+            leaves,
+            rules: body.rules,
+            pieces: std::collections::BTreeMap::new(),
+        })
+    }
 }
 
 /// The sampler of the leaves `log` holds, keyed by the window's width.
@@ -383,16 +516,16 @@ fn make(
     walk: Walk,
     req: &Request,
     log: MeetLeaves,
-    secs: f64,
+    origin: &str,
     ledger: Option<&Starts>,
 ) -> Result<Box<dyn Batch>, String> {
     if walk.window() <= u64::SLOTS {
         Ok(Box::new(Meet::<u64>::new(
-            board, walk, req, log, secs, ledger,
+            board, walk, req, log, origin, ledger,
         )?))
     } else {
         Ok(Box::new(Meet::<u128>::new(
-            board, walk, req, log, secs, ledger,
+            board, walk, req, log, origin, ledger,
         )?))
     }
 }
@@ -618,7 +751,7 @@ impl Batch for FromLedger {
             walk,
             &self.req,
             log,
-            t.elapsed().as_secs_f64(),
+            &format!("counted in {:.1} s", t.elapsed().as_secs_f64()),
             Some(&self.starts),
         )?;
         meet.draw(seed, first, n)
@@ -644,7 +777,7 @@ impl<K: Key> Meet<K> {
         walk: Walk,
         req: &Request,
         log: MeetLeaves,
-        secs: f64,
+        origin: &str,
         ledger: Option<&Starts>,
     ) -> Result<Meet<K>, String> {
         let (left, right, cross) = log.cut;
@@ -742,7 +875,7 @@ impl<K: Key> Meet<K> {
         let (shared, states) = s.forward()?;
         s.shared = shared;
         s.setup = format!(
-            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, counted in {secs:.1} s; the shared walk's {} layers kept, {} states, {}{}",
+            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, {origin}; the shared walk's {} layers kept, {} states, {}{}",
             left,
             right,
             if s.true_right { "right" } else { "left" },
@@ -785,7 +918,7 @@ impl<K: Key> Meet<K> {
             shared.push(next, to_disk())?;
             // the successors freed making it go back to the system (8x8 open's shared walk
             // was 16 GiB resident with 7.7 GiB of tables so)
-            crate::frontier::give_back();
+            self.relieve();
         }
         Ok((shared, states))
     }
@@ -922,7 +1055,7 @@ impl<K: Key> Meet<K> {
                 tables.push(b?);
             }
             if groups_n > 1 {
-                crate::frontier::give_back();
+                self.relieve();
             }
             out.reserve_exact(tables.iter().map(Vec::len).sum());
             for t in tables {
@@ -1008,12 +1141,35 @@ impl<K: Key> Meet<K> {
             None
         };
         let closed = self.closed;
+        // a predecessor's slots the step leaves alone are as the target's, or its image's (a
+        // test of a few masks: most states are passed over without expanding them)
+        let kept = unchanged_slots(step);
+        let mut sigs: Vec<(K, K)> = targets
+            .iter()
+            .flat_map(|&t| {
+                let image = mirror.as_ref().map(|(perm, width)| perm.apply(t, *width));
+                std::iter::once(t).chain(image).map(|x| classes(x, kept))
+            })
+            .collect();
+        sigs.sort_unstable();
+        sigs.dedup();
+        let may_lead = |k: K| {
+            let c = classes(k.shifted(), kept);
+            if sigs.len() <= 8 {
+                sigs.contains(&c)
+            } else {
+                sigs.binary_search(&c).is_ok()
+            }
+        };
         let hits: Vec<(u32, u32, Choice, bool)> = layer
             .par_chunks(4096)
             .enumerate()
             .flat_map_iter(|(ci, chunk)| {
                 let mut v = Vec::new();
                 for (i, &(k, _)) in chunk.iter().enumerate() {
+                    if !may_lead(k) {
+                        continue;
+                    }
                     expand_choices(k, &plain, closed, |t, choice| {
                         let Some(t) = t else { return };
                         let (rep, flipped) = match &mirror {
@@ -1127,7 +1283,7 @@ impl<K: Key> Meet<K> {
                 path.push(d);
                 // the tables freed making it go back to the system (the allocator keeps them
                 // otherwise, resident: 8x8 closed under 1G stayed at 1.0 GiB so)
-                crate::frontier::give_back();
+                self.relieve();
                 self.fits(xs.held() + ys.held() + self.shared.held())?;
             }
             // the leaf's own walks, every layer kept (to disk past the tables' share of the
@@ -1146,7 +1302,18 @@ impl<K: Key> Meet<K> {
                 let full = (yl.held() + next.len() as u64) * entry_bytes::<K>() > room / 2;
                 yl.push(next, full)?;
             }
-            let offered = self.prefixes(yl.last().unwrap_or(ynode));
+            // the right's states indexed for the join once (`None` where a count passes a
+            // word: joined pair by pair then)
+            let pairwise = || {
+                fail::fail_point!("sample-join-pairwise", |_| true);
+                false
+            };
+            let index = if pairwise() {
+                None
+            } else {
+                SampleJoin::new(yl.last().unwrap_or(ynode), &self.right_b, self.closed)
+            };
+            let offered = self.prefixes(yl.last().unwrap_or(ynode), index.as_ref());
             let mut xl: Kept<K> = Kept::new();
             for (i, offers) in offered.iter().enumerate().skip(j) {
                 let from = xl.last().unwrap_or(xnode);
@@ -1155,12 +1322,12 @@ impl<K: Key> Meet<K> {
                 let full = (xl.held() + yl.held() + next.len() as u64) * entry_bytes::<K>() > room;
                 xl.push(next, full)?;
             }
-            crate::frontier::give_back();
+            self.relieve();
             let held = path_states + xl.held() + yl.held();
             self.fits(held)?;
             let xend = xl.last().unwrap_or(xnode);
             let yend = yl.last().unwrap_or(ynode);
-            self.join(samples, mine, leaf, xend, yend)?;
+            self.join(samples, mine, leaf, xend, yend, index.as_ref())?;
             // walk the leaf's samples back to its node
             self.back_kept(
                 samples,
@@ -1191,6 +1358,16 @@ impl<K: Key> Meet<K> {
         Ok(())
     }
 
+    /// Where the process holds more than half its bound, asks the allocator to give back the
+    /// memory it keeps freed (it keeps it otherwise, resident). Only then: pages given back are
+    /// cleared again when next used, a seventh of 8x8 closed's draws where it was asked after
+    /// every node.
+    fn relieve(&self) {
+        if crate::engine::resident_bytes().is_some_and(|r| r > self.max_memory / 2) {
+            crate::frontier::give_back();
+        }
+    }
+
     /// Whether the nodes above a leaf go to disk from now on: where those in memory and a new
     /// one of `next` states would pass a quarter of the bound (8x8 open's nodes, 80 million
     /// states at the right root and more below it, passed 12 GiB in memory).
@@ -1218,11 +1395,14 @@ impl<K: Key> Meet<K> {
 
     /// For each crossing step `i`, the needs of boundary squares `0..=i` that some right
     /// state of `ye` meets (see [`asks`]).
-    fn prefixes(&self, ye: &Table<K>) -> Vec<FxHashSet<u64>> {
-        let mut classes: Vec<u64> = ye
-            .iter()
-            .map(|&(k, _)| right_side(&self.right_b, k).0 >> 2)
-            .collect();
+    fn prefixes(&self, ye: &Table<K>, index: Option<&SampleJoin>) -> Vec<FxHashSet<u64>> {
+        let mut classes: Vec<u64> = match index {
+            Some(index) => index.classes().collect(),
+            None => ye
+                .par_iter()
+                .map(|&(k, _)| right_side(&self.right_b, k).0 >> 2)
+                .collect(),
+        };
         classes.sort_unstable();
         classes.dedup();
         (0..self.m)
@@ -1315,28 +1495,41 @@ impl<K: Key> Meet<K> {
         leaf: &Leaf,
         xe: &Table<K>,
         ye: &Table<K>,
+        fast: Option<&SampleJoin>,
     ) -> Result<(), String> {
         let closed = self.closed;
         let want = if closed { 0 } else { 2 };
-        let mut groups: FxHashMap<u64, Vec<(u64, u32, u32)>> = FxHashMap::default();
-        for (i, &(k, _)) in ye.iter().enumerate() {
-            let (g, rm, rt) = right_side(&self.right_b, k);
-            groups.entry(g).or_default().push((rm, rt, i as u32));
-        }
-        let sums: Vec<u128> = xe
-            .par_iter()
-            .map(|&(k, _)| {
+        // the right states by group, for the states pair by pair where a count passes a word
+        let groups = || {
+            let mut groups: FxHashMap<u64, Vec<(u64, u32, u32)>> = FxHashMap::default();
+            for (i, &(k, _)) in ye.iter().enumerate() {
+                let (g, rm, rt) = right_side(&self.right_b, k);
+                groups.entry(g).or_default().push((rm, rt, i as u32));
+            }
+            groups
+        };
+        // the right states joining crossing state `k`, in table order: place and count
+        let pairwise =
+            |groups: &FxHashMap<u64, Vec<(u64, u32, u32)>>, k: K| -> Vec<(usize, u128)> {
                 let Some((g, lm, lt, ends)) = left_side(&self.left_b, k, want) else {
-                    return 0;
+                    return Vec::new();
                 };
-                groups.get(&g).map_or(0, |rows| {
+                groups.get(&g).map_or(Vec::new(), |rows| {
                     rows.iter()
                         .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
-                        .map(|&(_, _, i)| ye[i as usize].1)
-                        .sum()
+                        .map(|&(_, _, i)| (i as usize, ye[i as usize].1))
+                        .collect()
                 })
-            })
-            .collect();
+            };
+        let slow = if fast.is_none() { Some(groups()) } else { None };
+        let sums: Vec<u128> = match (fast, &slow) {
+            (Some(j), _) => j.sums(xe, &self.left_b),
+            (None, Some(g)) => xe
+                .par_iter()
+                .map(|&(k, _)| pairwise(g, k).iter().map(|&(_, c)| c).sum())
+                .collect(),
+            (None, None) => unreachable!("one way or the other"),
+        };
         let mut sum = 0u128;
         for (s, &(_, c)) in sums.iter().zip(xe) {
             sum = sum
@@ -1359,18 +1552,19 @@ impl<K: Key> Meet<K> {
             }
             let (k, c) = xe[xi];
             let yr = (r - before) / c;
-            let (g, lm, lt, ends) = left_side(&self.left_b, k, want).expect("a state that joins");
-            let joins = groups[&g]
-                .iter()
-                .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed));
-            let &(_, _, yi) = at_rank(joins, yr, |&&(_, _, i)| ye[i as usize].1)
-                .expect("a rank below the state's joins");
+            let joins = match (fast, &slow) {
+                (Some(j), _) => j.joining(&self.left_b, k),
+                (None, Some(g)) => pairwise(g, k),
+                (None, None) => unreachable!("one way or the other"),
+            };
+            let &(yi, _) =
+                at_rank(&joins, yr, |&&(_, c)| c).expect("a rank below the state's joins");
             samples[s].side[LEFT] = Walker {
                 key: k,
                 flip: false,
             };
             samples[s].side[RIGHT] = Walker {
-                key: ye[yi as usize].0,
+                key: ye[yi].0,
                 flip: false,
             };
         }

@@ -90,6 +90,10 @@ pub struct Options {
     /// drawn from the pieces its records hold, each batch counting again the pieces it lands
     /// in (8x8 open, a count of hours).
     pub ledger: Option<std::path::PathBuf>,
+    /// Exact, inside the count met in the middle: the count's leaves read from this file where
+    /// it exists (written by an earlier run of the same board, piece and kind), the count
+    /// skipped; where it does not, counted and written there for the next run.
+    pub leaves: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -107,6 +111,7 @@ impl Options {
             tables: Tables::Auto,
             tell: None,
             ledger: None,
+            leaves: None,
         }
     }
 
@@ -131,6 +136,8 @@ pub(crate) struct Request {
     pub(crate) tell: Option<fn(&str)>,
     /// See [`Options::ledger`].
     pub(crate) ledger: Option<std::path::PathBuf>,
+    /// See [`Options::leaves`].
+    pub(crate) leaves: Option<std::path::PathBuf>,
 }
 
 /// Why no tours are drawn.
@@ -245,6 +252,7 @@ impl Sampler {
             seconds: (opts.method == Method::Auto).then_some(AUTO_SECONDS),
             tell: opts.tell,
             ledger: opts.ledger.clone(),
+            leaves: opts.leaves.clone(),
         };
         if opts.ledger.is_some()
             && (matches!(opts.method, Method::Chain | Method::Frontier)
@@ -252,6 +260,16 @@ impl Sampler {
         {
             return Err(Error::Invalid(
                 "--ledger draws exactly inside the count met in the middle: use it with --method auto or exact and --tables auto or meet".into(),
+            )
+            .into());
+        }
+        if opts.leaves.is_some()
+            && (opts.ledger.is_some()
+                || matches!(opts.method, Method::Chain | Method::Frontier)
+                || matches!(opts.tables, Tables::Search | Tables::Layers))
+        {
+            return Err(Error::Invalid(
+                "--leaves keeps the leaves of the count met in the middle: use it with --method auto or exact, --tables auto or meet, and without --ledger".into(),
             )
             .into());
         }
@@ -278,7 +296,8 @@ impl Sampler {
             }
             Err(why)
                 if matches!(opts.method, Method::Exact | Method::Frontier)
-                    || opts.ledger.is_some() =>
+                    || opts.ledger.is_some()
+                    || opts.leaves.is_some() =>
             {
                 return Err(SampleError::OutOfReach(why));
             }
@@ -600,7 +619,13 @@ fn meet_engine(
             if req.closed { " --closed" } else { "" }
         )));
     }
-    if let Some(tell) = req.tell.filter(|_| secs > 10.0) {
+    let kept = req.leaves.as_ref().filter(|p| p.exists());
+    if let (Some(tell), Some(path)) = (req.tell, kept) {
+        tell(&format!(
+            "exact sampling of {kind} tours of {board} draws inside the frontier count met in the middle: its leaves are read from '{}' (the count is not made again), then each batch of tours makes again the leaves of the count it lands in",
+            path.display()
+        ));
+    } else if let Some(tell) = req.tell.filter(|_| secs > 10.0) {
         tell(&format!(
             "exact sampling of {kind} tours of {board} draws inside the frontier count met in the middle: it counts them first (projected about {}), then each batch of tours makes again the leaves of the count it lands in",
             crate::count::human_duration(secs)
@@ -659,6 +684,9 @@ fn exact_engine(
     let kind = if req.closed { "closed" } else { "open" };
     if let Some(dir) = &req.ledger {
         return ledger_engine(board, piece, req, dir);
+    }
+    if req.leaves.is_some() {
+        return meet_engine(board, piece, req, None);
     }
     let layers_first = match req.tables {
         Tables::Auto => n > 1 && layers::preferred(board, piece, req),

@@ -599,7 +599,7 @@ fn meet_sampler_is_uniform_over_every_tour() {
 
 /// `--tables meet` from the command line: the same seed gives the same tours on one thread and
 /// two, and the shared walk's layers read back from a file (sent there by a fail point, as a
-/// small `--max-memory` would) give those same tours.
+/// small `--max-memory` would), with every leaf joined pair by pair, give those same tours.
 #[test]
 fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
     let run = |threads: &str, disk: bool| {
@@ -609,12 +609,12 @@ fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
         ])
         .args(["-n", "40", "--format", "moves", "-s", "7", "-j", threads]);
         if disk {
-            // the shared layers and the nodes above a leaf on disk, and every table made in
+            // the shared layers and the nodes above a leaf on disk, every table made in
             // groups of buckets (as large ones are, each group expanded again from the whole
-            // layer)
+            // layer), and every leaf joined pair by pair (as where a count passes a word)
             cmd.env(
                 knights::failpoint::ENV,
-                "sample-shared-disk=return;sample-child-groups=return;sample-path-disk=return",
+                "sample-shared-disk=return;sample-child-groups=return;sample-path-disk=return;sample-join-pairwise=return",
             );
         }
         let o = cmd.assert().success();
@@ -627,6 +627,60 @@ fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
     assert_eq!(String::from_utf8_lossy(&one).lines().count(), 40);
     assert_eq!(one, run("2", false));
     assert_eq!(one, run("2", true));
+}
+
+/// `--leaves FILE`: the first run counts and writes the count's leaves, a second reads them
+/// and does not count again, and both draw the tours the sampler draws without the file; a
+/// file whose check fails, or one of another board, stops the run with exit 2 and says why.
+#[test]
+fn meet_sampler_reads_the_leaves_an_earlier_run_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("6x8-closed.leaves");
+    let run = |extra: &[&str]| {
+        let o = knights()
+            .args([
+                "sample", "6x8", "--closed", "--method", "exact", "--tables", "meet",
+            ])
+            .args(["-n", "30", "--format", "moves", "-s", "11"])
+            .args(extra)
+            .assert()
+            .success();
+        let out = o.get_output();
+        (
+            out.stdout.clone(),
+            String::from_utf8(out.stderr.clone()).unwrap(),
+        )
+    };
+    let path = file.to_str().unwrap();
+    let (plain, _) = run(&[]);
+    assert_eq!(String::from_utf8_lossy(&plain).lines().count(), 30);
+    let (first, err) = run(&["--leaves", path]);
+    assert!(err.contains("counted in"), "{err}");
+    assert!(file.exists());
+    let (second, err) = run(&["--leaves", path]);
+    assert!(err.contains("read from"), "{err}");
+    assert!(!err.contains("counted in"), "{err}");
+    assert_eq!(first, plain);
+    assert_eq!(second, plain);
+    // another board, then a count changed by one: refused, never drawn from
+    let o = knights()
+        .args(["sample", "6x6", "--closed", "--leaves", path])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("not closed tours of 6x6"), "{err}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let at = text.find("\"]").unwrap() - 1;
+    let digit = text.as_bytes()[at];
+    let other = if digit == b'1' { '2' } else { '1' };
+    let damaged = format!("{}{other}{}", &text[..at], &text[at + 1..]);
+    std::fs::write(&file, damaged).unwrap();
+    let o = knights()
+        .args(["sample", "6x8", "--closed", "--leaves", path])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("damaged (its check fails)"), "{err}");
 }
 
 /// The share of drawn tours that use a move agrees with the exact share from counts: the closed
