@@ -1487,7 +1487,9 @@ impl<K: Key> Meet<K> {
 
     /// The join of a leaf's crossing states `xe` with its right states `ye`, checked against
     /// the count's record, and each of the leaf's samples `mine` (sorted by rank) given the
-    /// pair its rank falls on.
+    /// pair its rank falls on; `fast`, the right states indexed by group (the sums by the
+    /// count's runs), or `None`: pair by pair (a count past a word). Both give the same pairs
+    /// in the same order.
     fn join(
         &self,
         samples: &mut [Sample<K>],
