@@ -458,7 +458,7 @@ impl LeavesFile {
         let text = std::fs::read_to_string(path).map_err(|e| failed(path, "read", &e))?;
         let damaged = |why: &str| {
             format!(
-                "the leaves file '{shown}' is damaged ({why}): remove it, and the next run counts again and writes it"
+                "'{shown}' is not a leaves file as this program writes them, or is damaged ({why}): give another path (a run given one that does not exist counts and writes it there)"
             )
         };
         let (line, check) = text

@@ -680,7 +680,7 @@ fn meet_sampler_reads_the_leaves_an_earlier_run_wrote() {
         .assert()
         .code(2);
     let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("damaged (its check fails)"), "{err}");
+    assert!(err.contains("is damaged (its check fails)"), "{err}");
 }
 
 /// The share of drawn tours that use a move agrees with the exact share from counts: the closed
