@@ -415,6 +415,19 @@ mod tests {
     use crate::frontier::layout::{Rules, Walk, steps};
     use crate::piece::Piece;
 
+    /// The knight's walk of a `rows` x `cols` board and the count's rules for it (the colour
+    /// rules where the tours are open).
+    fn knight_walk(rows: u32, cols: u32, closed: bool) -> (Board, Walk, Rules) {
+        let board = Board::new(rows, cols).unwrap();
+        let walk = Walk::new(board, &Piece::knight(), false);
+        let rules = Rules {
+            ends_on_majority: !closed && walk.ends_on_majority(),
+            ends_differ: !closed && walk.ends_differ(),
+            ..Rules::default()
+        };
+        (board, walk, rules)
+    }
+
     /// One build of the rules, writing what it emits.
     type Build = fn(u64, &Step<u64>, bool, usize, &mut Vec<(Option<u64>, Choice)>);
 
@@ -442,16 +455,9 @@ mod tests {
         let plain: Build = |k, s, c, d, out| {
             choices_of(k, s, c, d, |n, ch| out.push((n, ch)));
         };
-        let knight = Piece::knight();
         let mut compared = 0;
         for (rows, cols, closed) in [(5, 6, false), (5, 5, false), (4, 7, false), (6, 5, true)] {
-            let board = Board::new(rows, cols).unwrap();
-            let walk = Walk::new(board, &knight, false);
-            let rules = Rules {
-                ends_on_majority: !closed && walk.ends_on_majority(),
-                ends_differ: !closed && walk.ends_differ(),
-                ..Rules::default()
-            };
+            let (board, walk, rules) = knight_walk(rows, cols, closed);
             let mut layer = BTreeMap::from([(0u64, 1u64)]);
             let mut tours = 0;
             for step in &steps::<u64>(&walk, &rules, 0, walk.n) {
@@ -482,16 +488,9 @@ mod tests {
     fn a_step_keeps_the_classes_of_the_slots_it_does_not_touch() {
         // every state of whole walks against every state it leads to (before the mirror
         // merges it: a walk back tests the merged state's image too), open and closed
-        let knight = Piece::knight();
         let mut checked = 0;
         for (rows, cols, closed) in [(5, 6, false), (4, 7, false), (6, 5, true), (6, 6, true)] {
-            let board = Board::new(rows, cols).unwrap();
-            let walk = Walk::new(board, &knight, false);
-            let rules = Rules {
-                ends_on_majority: !closed && walk.ends_on_majority(),
-                ends_differ: !closed && walk.ends_differ(),
-                ..Rules::default()
-            };
+            let (board, walk, rules) = knight_walk(rows, cols, closed);
             let mut layer = std::collections::BTreeSet::from([0u64]);
             for step in &steps::<u64>(&walk, &rules, 0, walk.n) {
                 let kept = unchanged_slots(step);

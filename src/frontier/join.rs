@@ -142,6 +142,19 @@ fn key_place(key: u64) -> (usize, usize) {
     (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
 }
 
+/// Where each group's rows run, in rows sorted by group (`group_of(i)`, the group of row `i`).
+fn group_runs(len: usize, group_of: impl Fn(usize) -> u64) -> FxHashMap<u64, (usize, usize)> {
+    let mut runs = FxHashMap::default();
+    let mut start = 0;
+    for i in 1..=len {
+        if i == len || group_of(i) != group_of(start) {
+            runs.insert(group_of(start), (start, i));
+            start = i;
+        }
+    }
+    runs
+}
+
 /// The right half's states grouped by class and terminals (see [`group`]).
 pub(crate) struct RightIndex {
     classes: FxHashMap<u64, (usize, usize)>,
@@ -248,14 +261,7 @@ impl RightIndex {
         count: impl Fn(&Row) -> Vec<u64> + Sync,
     ) -> RightIndex {
         rows.par_sort_unstable_by_key(|r| r.group);
-        let mut classes = FxHashMap::default();
-        let mut start = 0;
-        for i in 1..=rows.len() {
-            if i == rows.len() || rows[i].group != rows[start].group {
-                classes.insert(rows[start].group, (start, i));
-                start = i;
-            }
-        }
+        let classes = group_runs(rows.len(), |i| rows[i].group);
         let states = rows
             .par_iter()
             .map(|r| Right {
@@ -308,16 +314,8 @@ impl SampleJoin {
             })
             .collect::<Option<_>>()?;
         rows.par_sort_unstable_by_key(|r| (r.0, r.1));
-        let mut classes = FxHashMap::default();
-        let mut start = 0;
-        for i in 1..=rows.len() {
-            if i == rows.len() || rows[i].0 != rows[start].0 {
-                classes.insert(rows[start].0, (start, i));
-                start = i;
-            }
-        }
         Some(SampleJoin {
-            classes,
+            classes: group_runs(rows.len(), |i| rows[i].0),
             states: rows.iter().map(|r| r.2).collect(),
             counts: rows.iter().map(|r| r.3).collect(),
             places: rows.iter().map(|r| r.1).collect(),
@@ -343,17 +341,33 @@ impl SampleJoin {
     /// the count joins ([`join`]; the sampler's pair by pair walk took a fifth of 8x8
     /// closed's draws).
     pub(crate) fn sums<K: Key>(&self, left: &[(K, u128)], b: &Boundary) -> Vec<u128> {
-        let mut keys: Vec<(usize, u32)> = left
+        // each state read once: its group's rows, its place, its links and terminals, and its
+        // ends (the same for the whole group)
+        struct Asking {
+            rows: (usize, usize),
+            place: u32,
+            piece: (u64, u32),
+            ends: u32,
+        }
+        let mut keys: Vec<Asking> = left
             .par_iter()
             .enumerate()
-            .filter_map(|(i, &(k, _))| self.read(b, k).map(|(rows, ..)| (rows.0, i as u32)))
+            .filter_map(|(i, &(k, _))| {
+                let (rows, lm, lt, ends) = self.read(b, k)?;
+                Some(Asking {
+                    rows,
+                    place: i as u32,
+                    piece: (lm, lt),
+                    ends,
+                })
+            })
             .collect();
-        keys.par_sort_unstable();
+        keys.par_sort_unstable_by_key(|k| (k.rows.0, k.place));
         let mut runs = Vec::new();
         let mut at = 0;
         while at < keys.len() {
             let mut end = at + 1;
-            while end < keys.len() && keys[end].0 == keys[at].0 {
+            while end < keys.len() && keys[end].rows == keys[at].rows {
                 end += 1;
             }
             // a long run in pieces, so that the threads share it
@@ -369,24 +383,16 @@ impl SampleJoin {
             .into_par_iter()
             .map(|run| {
                 let run = &keys[run];
-                let (rows, _, _, ends) = self
-                    .read(b, left[run[0].1 as usize].0)
-                    .expect("a state of a group");
-                let pieces: Vec<(u64, u32)> = run
-                    .iter()
-                    .map(|&(_, i)| {
-                        let (_, lm, lt, _) = self.read(b, left[i as usize].0).expect("read once");
-                        (lm, lt)
-                    })
-                    .collect();
+                let (start, end) = run[0].rows;
+                let pieces: Vec<(u64, u32)> = run.iter().map(|k| k.piece).collect();
                 let acc = run_sums(
                     &pieces,
-                    ends,
-                    &self.states[rows.0..rows.1],
-                    &self.counts[rows.0..rows.1],
+                    run[0].ends,
+                    &self.states[start..end],
+                    &self.counts[start..end],
                     self.closed,
                 );
-                run.iter().map(|&(_, i)| i).zip(acc).collect()
+                run.iter().map(|k| k.place).zip(acc).collect()
             })
             .collect();
         let mut out = vec![0u128; left.len()];

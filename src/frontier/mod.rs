@@ -61,7 +61,7 @@ use crate::store::{CheckpointError, beside};
 
 use join::{Boundary, MAX_BOUNDARY, RightIndex};
 use layout::{Rules, Step, Walk};
-pub(crate) use meet::give_back;
+pub(crate) use meet::{give_back, relieve};
 pub(crate) use pieces::depth_of_param;
 pub use pieces::{by_class, order as tree_order, piece_classes, project_left};
 use snapshot::{RunName, Snapshot};

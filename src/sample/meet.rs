@@ -1153,14 +1153,7 @@ impl<K: Key> Meet<K> {
             .collect();
         sigs.sort_unstable();
         sigs.dedup();
-        let may_lead = |k: K| {
-            let c = classes(k.shifted(), kept);
-            if sigs.len() <= 8 {
-                sigs.contains(&c)
-            } else {
-                sigs.binary_search(&c).is_ok()
-            }
-        };
+        let may_lead = |k: K| sigs.binary_search(&classes(k.shifted(), kept)).is_ok();
         let hits: Vec<(u32, u32, Choice, bool)> = layer
             .par_chunks(4096)
             .enumerate()
@@ -1308,12 +1301,13 @@ impl<K: Key> Meet<K> {
                 fail::fail_point!("sample-join-pairwise", |_| true);
                 false
             };
+            let yend = yl.last().unwrap_or(ynode);
             let index = if pairwise() {
                 None
             } else {
-                SampleJoin::new(yl.last().unwrap_or(ynode), &self.right_b, self.closed)
+                SampleJoin::new(yend, &self.right_b, self.closed)
             };
-            let offered = self.prefixes(yl.last().unwrap_or(ynode), index.as_ref());
+            let offered = self.prefixes(yend, index.as_ref());
             let mut xl: Kept<K> = Kept::new();
             for (i, offers) in offered.iter().enumerate().skip(j) {
                 let from = xl.last().unwrap_or(xnode);
@@ -1326,7 +1320,6 @@ impl<K: Key> Meet<K> {
             let held = path_states + xl.held() + yl.held();
             self.fits(held)?;
             let xend = xl.last().unwrap_or(xnode);
-            let yend = yl.last().unwrap_or(ynode);
             self.join(samples, mine, leaf, xend, yend, index.as_ref())?;
             // walk the leaf's samples back to its node
             self.back_kept(
@@ -1358,14 +1351,10 @@ impl<K: Key> Meet<K> {
         Ok(())
     }
 
-    /// Where the process holds more than half its bound, asks the allocator to give back the
-    /// memory it keeps freed (it keeps it otherwise, resident). Only then: pages given back are
-    /// cleared again when next used, a seventh of 8x8 closed's draws where it was asked after
-    /// every node.
+    /// Freed memory given back where the process holds more than half the bound (the allocator
+    /// keeps it otherwise, resident): see [`crate::frontier::relieve`].
     fn relieve(&self) {
-        if crate::engine::resident_bytes().is_some_and(|r| r > self.max_memory / 2) {
-            crate::frontier::give_back();
-        }
+        crate::frontier::relieve(self.max_memory);
     }
 
     /// Whether the nodes above a leaf go to disk from now on: where those in memory and a new
@@ -1501,36 +1490,37 @@ impl<K: Key> Meet<K> {
     ) -> Result<(), String> {
         let closed = self.closed;
         let want = if closed { 0 } else { 2 };
-        // the right states by group, for the states pair by pair where a count passes a word
-        let groups = || {
+        // the right states by group, made only where there is no index (pair by pair)
+        let groups = fast.is_none().then(|| {
             let mut groups: FxHashMap<u64, Vec<(u64, u32, u32)>> = FxHashMap::default();
             for (i, &(k, _)) in ye.iter().enumerate() {
                 let (g, rm, rt) = right_side(&self.right_b, k);
                 groups.entry(g).or_default().push((rm, rt, i as u32));
             }
             groups
-        };
+        });
         // the right states joining crossing state `k`, in table order: place and count
-        let pairwise =
-            |groups: &FxHashMap<u64, Vec<(u64, u32, u32)>>, k: K| -> Vec<(usize, u128)> {
-                let Some((g, lm, lt, ends)) = left_side(&self.left_b, k, want) else {
-                    return Vec::new();
-                };
-                groups.get(&g).map_or(Vec::new(), |rows| {
-                    rows.iter()
-                        .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
-                        .map(|&(_, _, i)| (i as usize, ye[i as usize].1))
-                        .collect()
-                })
+        let joining = |k: K| -> Vec<(usize, u128)> {
+            if let Some(index) = fast {
+                return index.joining(&self.left_b, k);
+            }
+            let groups = groups.as_ref().expect("made where there is no index");
+            let Some((g, lm, lt, ends)) = left_side(&self.left_b, k, want) else {
+                return Vec::new();
             };
-        let slow = if fast.is_none() { Some(groups()) } else { None };
-        let sums: Vec<u128> = match (fast, &slow) {
-            (Some(j), _) => j.sums(xe, &self.left_b),
-            (None, Some(g)) => xe
+            groups.get(&g).map_or(Vec::new(), |rows| {
+                rows.iter()
+                    .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
+                    .map(|&(_, _, i)| (i as usize, ye[i as usize].1))
+                    .collect()
+            })
+        };
+        let sums: Vec<u128> = match fast {
+            Some(index) => index.sums(xe, &self.left_b),
+            None => xe
                 .par_iter()
-                .map(|&(k, _)| pairwise(g, k).iter().map(|&(_, c)| c).sum())
+                .map(|&(k, _)| joining(k).iter().map(|&(_, c)| c).sum())
                 .collect(),
-            (None, None) => unreachable!("one way or the other"),
         };
         let mut sum = 0u128;
         for (s, &(_, c)) in sums.iter().zip(xe) {
@@ -1554,11 +1544,7 @@ impl<K: Key> Meet<K> {
             }
             let (k, c) = xe[xi];
             let yr = (r - before) / c;
-            let joins = match (fast, &slow) {
-                (Some(j), _) => j.joining(&self.left_b, k),
-                (None, Some(g)) => pairwise(g, k),
-                (None, None) => unreachable!("one way or the other"),
-            };
+            let joins = joining(k);
             let &(yi, _) =
                 at_rank(&joins, yr, |&&(_, c)| c).expect("a rank below the state's joins");
             samples[s].side[LEFT] = Walker {

@@ -663,11 +663,14 @@ fn meet_sampler_reads_the_leaves_an_earlier_run_wrote() {
     assert_eq!(first, plain);
     assert_eq!(second, plain);
     // another board, then a count changed by one: refused, never drawn from
-    let o = knights()
-        .args(["sample", "6x6", "--closed", "--leaves", path])
-        .assert()
-        .code(2);
-    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    let refused = |board: &str| {
+        let o = knights()
+            .args(["sample", board, "--closed", "--leaves", path])
+            .assert()
+            .code(2);
+        String::from_utf8(o.get_output().stderr.clone()).unwrap()
+    };
+    let err = refused("6x6");
     assert!(err.contains("not closed tours of 6x6"), "{err}");
     let text = std::fs::read_to_string(&file).unwrap();
     let at = text.find("\"]").unwrap() - 1;
@@ -675,11 +678,7 @@ fn meet_sampler_reads_the_leaves_an_earlier_run_wrote() {
     let other = if digit == b'1' { '2' } else { '1' };
     let damaged = format!("{}{other}{}", &text[..at], &text[at + 1..]);
     std::fs::write(&file, damaged).unwrap();
-    let o = knights()
-        .args(["sample", "6x8", "--closed", "--leaves", path])
-        .assert()
-        .code(2);
-    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    let err = refused("6x8");
     assert!(err.contains("is damaged (its check fails)"), "{err}");
 }
 
