@@ -414,6 +414,10 @@ struct LeavesFile {
     total: String,
 }
 
+/// The most bytes a leaves file is read for (a million leaves at about 25 bytes each, far past
+/// any count met in the middle this engine makes).
+const LEAVES_BYTES: u64 = 64 << 20;
+
 /// What the first field of a leaves file says.
 const LEAVES_FORMAT: &str = "knights sample leaves 1";
 
@@ -455,7 +459,21 @@ impl LeavesFile {
         closed: bool,
     ) -> Result<MeetLeaves, String> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path).map_err(|e| failed(path, "read", &e))?;
+        // read no further than a leaves file goes (8x8 closed's 970 leaves are 21 KB): a path
+        // given by mistake to something endless is refused, not read for ever
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| {
+                use std::io::Read;
+                f.take(LEAVES_BYTES + 1).read_to_string(&mut text)
+            })
+            .map_err(|e| failed(path, "read", &e))?;
+        if text.len() as u64 > LEAVES_BYTES {
+            return Err(format!(
+                "'{shown}' is larger than a leaves file can be ({}): give another path",
+                human_bytes(LEAVES_BYTES)
+            ));
+        }
         let damaged = |why: &str| {
             format!(
                 "'{shown}' is not a leaves file as this program writes them, or is damaged ({why}): give another path (a run given one that does not exist counts and writes it there)"

@@ -631,7 +631,8 @@ fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
 
 /// `--leaves FILE`: the first run counts and writes the count's leaves, a second reads them
 /// and does not count again, and both draw the tours the sampler draws without the file; a
-/// file whose check fails, or one of another board, stops the run with exit 2 and says why.
+/// file whose check fails, one of another board, or an endless one stops the run with exit 2
+/// and says why.
 #[test]
 fn meet_sampler_reads_the_leaves_an_earlier_run_wrote() {
     let dir = tempfile::tempdir().unwrap();
@@ -680,6 +681,13 @@ fn meet_sampler_reads_the_leaves_an_earlier_run_wrote() {
     std::fs::write(&file, damaged).unwrap();
     let err = refused("6x8");
     assert!(err.contains("is damaged (its check fails)"), "{err}");
+    // a path to something endless: read no further than a leaves file goes, then refused
+    let o = knights()
+        .args(["sample", "6x8", "--closed", "--leaves", "/dev/zero"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("larger than a leaves file can be"), "{err}");
 }
 
 /// The share of drawn tours that use a move agrees with the exact share from counts: the closed
