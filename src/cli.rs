@@ -482,6 +482,12 @@ pub struct SampleArgs {
     /// another board, piece or kind, is refused).
     #[arg(long, value_name = "FILE")]
     pub leaves: Option<PathBuf>,
+    /// Exact, inside the count met in the middle: the right half's nodes of the count's digit
+    /// tree are kept in DIR (made once, those it lacks, as the run starts) and every batch reads
+    /// the ones it needs instead of making them again; with --leaves, a later run of 200 8x8
+    /// closed tours takes half the time. 8x8 closed: about 9 GB.
+    #[arg(long, value_name = "DIR")]
+    pub nodes: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SampleFormat::Grid)]
     pub format: SampleFormat,

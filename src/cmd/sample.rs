@@ -26,6 +26,7 @@ pub(crate) fn run(a: &SampleArgs) -> Result<u8> {
     opts.tables = a.tables;
     opts.ledger.clone_from(&a.ledger);
     opts.leaves.clone_from(&a.leaves);
+    opts.nodes.clone_from(&a.nodes);
     opts.tell = Some(|s| eprintln!("{}: {s}", crate::progress::NOTE));
     with_threads(a.threads, || sample(a, &opts))?
 }

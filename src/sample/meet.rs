@@ -52,6 +52,7 @@ use crate::frontier::state::{Key, Perm};
 use crate::piece::Piece;
 
 use super::layers::Links;
+use super::nodes::NodeStore;
 use super::{Request, below_u128, tour_rng};
 
 /// An exact sampler that draws a batch at a time.
@@ -136,6 +137,8 @@ struct Meet<K: Key> {
     /// Bytes the sampler may hold.
     max_memory: u64,
     setup: String,
+    /// Where the right half's nodes are kept between runs (`--nodes`).
+    nodes: Option<NodeStore>,
 }
 
 /// Layers kept for a walk back: in memory, or, once asked, in a file of the system's temporary
@@ -392,7 +395,31 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
         Some(path) if read => format!("read from '{}'", path.display()),
         _ => format!("counted in {:.1} s", t.elapsed().as_secs_f64()),
     };
-    make(board, walk, req, log, &origin, None)
+    let nodes = match &req.nodes {
+        Some(dir) => Some(NodeStore::open(
+            dir,
+            fingerprint(board, piece, req.closed, &log)?,
+            walk.key_bytes(),
+            req.tell,
+        )?),
+        None => None,
+    };
+    make(board, walk, req, log, &origin, None, nodes)
+}
+
+/// What names a count met in the middle for its kept nodes: the CRC-32 of its board, piece,
+/// kind, cut and rules (the nodes of a count depend on these alone).
+fn fingerprint(board: Board, piece: &Piece, closed: bool, log: &MeetLeaves) -> Result<u32, String> {
+    let what = serde_json::to_string(&(
+        board.to_string(),
+        piece.to_string(),
+        closed,
+        log.cut,
+        log.true_right,
+        &log.rules,
+    ))
+    .map_err(|e| e.to_string())?;
+    Ok(crc32fast::hash(what.as_bytes()))
 }
 
 /// The leaves of a count met in the middle in a file (`sample --leaves FILE`), so that later
@@ -536,14 +563,15 @@ fn make(
     log: MeetLeaves,
     origin: &str,
     ledger: Option<&Starts>,
+    nodes: Option<NodeStore>,
 ) -> Result<Box<dyn Batch>, String> {
     if walk.window() <= u64::SLOTS {
         Ok(Box::new(Meet::<u64>::new(
-            board, walk, req, log, origin, ledger,
+            board, walk, req, log, origin, ledger, nodes,
         )?))
     } else {
         Ok(Box::new(Meet::<u128>::new(
-            board, walk, req, log, origin, ledger,
+            board, walk, req, log, origin, ledger, nodes,
         )?))
     }
 }
@@ -771,6 +799,7 @@ impl Batch for FromLedger {
             log,
             &format!("counted in {:.1} s", t.elapsed().as_secs_f64()),
             Some(&self.starts),
+            None,
         )?;
         meet.draw(seed, first, n)
     }
@@ -797,6 +826,7 @@ impl<K: Key> Meet<K> {
         log: MeetLeaves,
         origin: &str,
         ledger: Option<&Starts>,
+        nodes: Option<NodeStore>,
     ) -> Result<Meet<K>, String> {
         let (left, right, cross) = log.cut;
         let w = walk.w as usize;
@@ -889,11 +919,16 @@ impl<K: Key> Meet<K> {
             total: start,
             max_memory: req.max_memory,
             setup: String::new(),
+            nodes,
         };
         let (shared, states) = s.forward()?;
         s.shared = shared;
+        let kept = match &s.nodes {
+            Some(store) => format!("; {}", s.fill(store, req.tell)?),
+            None => String::new(),
+        };
         s.setup = format!(
-            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, {origin}; the shared walk's {} layers kept, {} states, {}{}",
+            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, {origin}; the shared walk's {} layers kept, {} states, {}{}{kept}",
             left,
             right,
             if s.true_right { "right" } else { "left" },
@@ -1237,17 +1272,7 @@ impl<K: Key> Meet<K> {
     /// from, and every sample walked back to the roots.
     fn leaves_part(&self, samples: &mut [Sample<K>]) -> Result<(), String> {
         let (m, w) = (self.m, self.w);
-        // the roots: the side made true, each state and its image apart
-        let x0 = if self.true_right {
-            self.shared.layer(self.lsq)?.into_owned()
-        } else {
-            self.unmerged(self.lsq)?
-        };
-        let y0 = if self.true_right {
-            self.unmerged(self.rq)?
-        } else {
-            self.shared.layer(self.rq)?.into_owned()
-        };
+        let (x0, y0) = (self.root(LEFT)?, self.root(RIGHT)?);
         // the nodes on the way to the current leaf: crossing and right tables by depth (the
         // right's only to the end of its column), in memory or, past a quarter of the bound,
         // in files with the deepest of each side in memory too
@@ -1287,7 +1312,7 @@ impl<K: Key> Meet<K> {
                 let full = self.path_full(&xs, &ys, x.len());
                 xs.push(x, full)?;
                 if i < w {
-                    let y = self.child(deepest(&ys), &self.ysteps[i], d as usize)?;
+                    let y = self.right_node(deepest(&ys), &leaf.digits[..=i])?;
                     let full = self.path_full(&xs, &ys, y.len());
                     ys.push(y, full)?;
                 }
@@ -1367,6 +1392,121 @@ impl<K: Key> Meet<K> {
             self.up(samples, &mut xs, &mut ys, &mut wait)?;
         }
         Ok(())
+    }
+
+    /// The root of `side`: the side made true, each state and its image apart.
+    fn root(&self, side: usize) -> Result<Table<K>, String> {
+        let (t, true_side) = if side == LEFT {
+            (self.lsq, !self.true_right)
+        } else {
+            (self.rq, self.true_right)
+        };
+        if true_side {
+            self.unmerged(t)
+        } else {
+            Ok(self.shared.layer(t)?.into_owned())
+        }
+    }
+
+    /// The right node of `digits` (its last digit the choice of step `digits.len() - 1`),
+    /// child of `parent`: read where the kept nodes hold it, made otherwise (and kept).
+    fn right_node(&self, parent: &Table<K>, digits: &[u8]) -> Result<Table<K>, String> {
+        if let Some(t) = self.nodes.as_ref().and_then(|store| store.read(digits)) {
+            return Ok(t);
+        }
+        let i = digits.len() - 1;
+        let y = self.child(parent, &self.ysteps[i], usize::from(digits[i]))?;
+        if let Some(store) = &self.nodes {
+            store.write(digits, &y);
+        }
+        Ok(y)
+    }
+
+    /// Makes the right half's nodes `store` lacks (every node of the digit tree above a leaf,
+    /// to the end of the right's column), each written as it is made and let go, its parents
+    /// read back: a setup of minutes, after which a batch reads the right's nodes it needs
+    /// instead of making them (8x8 closed: 70 s a batch of 200, most of it making them). What
+    /// the store holds, in words.
+    fn fill(&self, store: &NodeStore, tell: Option<fn(&str)>) -> Result<String, String> {
+        let t = std::time::Instant::now();
+        let all: std::collections::BTreeSet<&[u8]> = (self.leaves.iter())
+            .flat_map(|l| (1..=l.digits.len().min(self.w)).map(|k| &l.digits[..k]))
+            .collect();
+        let missing: Vec<&[u8]> = all
+            .iter()
+            .copied()
+            .filter(|n| store.present(n).is_none())
+            .collect();
+        let dir = store.dir().display();
+        if !missing.is_empty() {
+            if let Some(tell) = tell {
+                tell(&format!(
+                    "the right half's nodes of the count's digit tree are made once and kept in '{dir}' ({} of {} to make), so that later batches read them",
+                    missing.len(),
+                    all.len()
+                ));
+            }
+        }
+        let mut ys: Kept<K> = Kept::new();
+        let none: Kept<K> = Kept::new();
+        let mut path: Vec<u8> = Vec::new();
+        let mut made = 0usize;
+        for node in &missing {
+            if !store.writing() {
+                break;
+            }
+            if ys.len() == 0 {
+                ys.push(self.root(RIGHT)?, false)?;
+            }
+            // the parent on the path: the nodes above it read back (or made, where a file
+            // fails its check)
+            let parent = &node[..node.len() - 1];
+            let common = path
+                .iter()
+                .zip(parent)
+                .take_while(|(a, b)| a == b)
+                .count();
+            while path.len() > common {
+                ys.pop()?;
+                path.pop();
+            }
+            while path.len() < parent.len() {
+                path.push(parent[path.len()]);
+                let y = self.right_node(deepest(&ys), &path)?;
+                let full = self.path_full(&none, &ys, y.len());
+                ys.push(y, full)?;
+                self.relieve();
+                self.fits(ys.held() + self.shared.held())?;
+            }
+            let i = node.len() - 1;
+            let y = self.child(deepest(&ys), &self.ysteps[i], usize::from(node[i]))?;
+            store.write(node, &y);
+            made += 1;
+            drop(y);
+            self.relieve();
+        }
+        drop(ys);
+        let (mut kept, mut bytes) = (0usize, 0u64);
+        for n in &all {
+            if let Some(b) = store.present(n) {
+                kept += 1;
+                bytes += b;
+            }
+        }
+        let whole = if kept == all.len() {
+            format!("the right half's {kept} nodes kept in '{dir}' ({})", human_bytes(bytes))
+        } else {
+            format!(
+                "{kept} of the right half's {} nodes kept in '{dir}' ({}; the others made as a batch needs them)",
+                all.len(),
+                human_bytes(bytes)
+            )
+        };
+        Ok(if made > 0 {
+            format!("{whole}, {made} of them made now in {:.1} s", t.elapsed().as_secs_f64())
+        } else {
+            whole
+        })
     }
 
     /// Freed memory given back where the process holds more than half the bound (the allocator

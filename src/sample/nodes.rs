@@ -1,0 +1,270 @@
+//! The right half's nodes of a count met in the middle, kept in a folder (`sample --nodes DIR`)
+//! so that later runs read them instead of making them again.
+//!
+//! A batch of exact 8x8 closed tours spends most of its time making the nodes of the digit
+//! tree above the leaves it lands in, and nearly all of that on the right half's (a node is
+//! its parent walked one square, by one digit: 5 million states made for each of some 400
+//! nodes a batch of 200 visits). Read from a file, a node costs a tenth of that. The whole
+//! right tree of 8x8 closed is 1,454 nodes, 530 million states, about 9 GB here.
+//!
+//! A node is one file, `y-FINGERPRINT-DIGITS.node`: a header (what it is, of which count, how
+//! many states, the check), then its states in the table's own order, each its key's bytes
+//! and its count's words (one where every count of the node fits a word), little-endian. The
+//! fingerprint names the count (board, piece, kind, cut, rules), so that one folder holds the
+//! nodes of several; the check (CRC-32 of the header's fields and the states) makes a damaged
+//! file, or one cut short, read as missing: it is made again and written over. Files are
+//! written beside their place and renamed, so that a run stopped part-way leaves no half file.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use crate::count::report::human_bytes;
+use crate::frontier::state::Key;
+
+/// The first bytes of a node file.
+const MAGIC: &[u8; 8] = b"KNNODE01";
+
+/// Bytes of the header: the magic, the fingerprint, the check, the depth, the key's bytes, the
+/// count's words, the digits and the states.
+const HEADER: usize = 8 + 4 + 4 + 4 + 8 + 8;
+
+/// Free space a node is not written into (the rest of the machine needs some).
+const RESERVE: u64 = 1 << 30;
+
+/// A folder of nodes of one count.
+pub(crate) struct NodeStore {
+    dir: PathBuf,
+    fingerprint: u32,
+    /// Bytes of a key in a file (the window's, not the type's).
+    key_bytes: usize,
+    /// False once a write failed or the disk filled: the nodes are made as needed from then on.
+    writing: AtomicBool,
+    /// Why writing stopped, said once.
+    tell: Option<fn(&str)>,
+}
+
+/// What a file's header says.
+#[derive(Debug, PartialEq, Eq)]
+struct Header {
+    fingerprint: u32,
+    check: u32,
+    depth: u8,
+    key_bytes: u8,
+    limbs: u8,
+    digits: u64,
+    states: u64,
+}
+
+impl Header {
+    fn bytes(&self) -> [u8; HEADER] {
+        let mut b = [0u8; HEADER];
+        b[..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(&self.fingerprint.to_le_bytes());
+        b[12..16].copy_from_slice(&self.check.to_le_bytes());
+        b[16] = self.depth;
+        b[17] = self.key_bytes;
+        b[18] = self.limbs;
+        b[20..28].copy_from_slice(&self.digits.to_le_bytes());
+        b[28..36].copy_from_slice(&self.states.to_le_bytes());
+        b
+    }
+
+    fn parse(b: &[u8]) -> Option<Header> {
+        if b.len() < HEADER || &b[..8] != MAGIC {
+            return None;
+        }
+        let word = |r: std::ops::Range<usize>| -> Option<u64> {
+            Some(u64::from_le_bytes(b[r].try_into().ok()?))
+        };
+        let half = |r: std::ops::Range<usize>| -> Option<u32> {
+            Some(u32::from_le_bytes(b[r].try_into().ok()?))
+        };
+        Some(Header {
+            fingerprint: half(8..12)?,
+            check: half(12..16)?,
+            depth: b[16],
+            key_bytes: b[17],
+            limbs: b[18],
+            digits: word(20..28)?,
+            states: word(28..36)?,
+        })
+    }
+
+    /// The check of the header's fields (the check itself left out) and the states' bytes.
+    fn check(&self, states: &[u8]) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        let mut b = self.bytes();
+        b[12..16].fill(0);
+        h.update(&b);
+        h.update(states);
+        h.finalize()
+    }
+}
+
+/// Digits `0..=2` as one base-3 number.
+fn number(digits: &[u8]) -> u64 {
+    digits.iter().fold(0, |a, &d| a * 3 + u64::from(d))
+}
+
+impl NodeStore {
+    /// The folder `dir` (made where it does not exist) for the nodes of the count `fingerprint`.
+    pub(crate) fn open(
+        dir: &Path,
+        fingerprint: u32,
+        key_bytes: usize,
+        tell: Option<fn(&str)>,
+    ) -> Result<NodeStore, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot make the nodes folder '{}': {e}", dir.display()))?;
+        Ok(NodeStore {
+            dir: dir.to_path_buf(),
+            fingerprint,
+            key_bytes,
+            writing: AtomicBool::new(true),
+            tell,
+        })
+    }
+
+    /// The folder.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, digits: &[u8]) -> PathBuf {
+        let name: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+        self.dir
+            .join(format!("y-{:08x}-{name}.node", self.fingerprint))
+    }
+
+    /// The header of node `digits` where its file is there and says it is that node of this
+    /// count (its states are checked only when read).
+    fn header(&self, digits: &[u8]) -> Option<Header> {
+        let mut b = [0u8; HEADER];
+        std::fs::File::open(self.path(digits))
+            .and_then(|mut f| f.read_exact(&mut b))
+            .ok()?;
+        let h = Header::parse(&b)?;
+        (h.fingerprint == self.fingerprint
+            && usize::from(h.depth) == digits.len()
+            && h.digits == number(digits)
+            && usize::from(h.key_bytes) == self.key_bytes
+            && matches!(h.limbs, 1 | 2))
+        .then_some(h)
+    }
+
+    /// Whether node `digits` has a file that names it, and its bytes.
+    pub(crate) fn present(&self, digits: &[u8]) -> Option<u64> {
+        let h = self.header(digits)?;
+        Some(HEADER as u64 + h.states * self.entry(h.limbs) as u64)
+    }
+
+    fn entry(&self, limbs: u8) -> usize {
+        self.key_bytes + 8 * usize::from(limbs)
+    }
+
+    /// Node `digits` in its table's order, or `None` where it has no file or its file fails
+    /// its check (it is made again then, and written over).
+    pub(crate) fn read<K: Key>(&self, digits: &[u8]) -> Option<Vec<(K, u128)>> {
+        let h = self.header(digits)?;
+        let e = self.entry(h.limbs);
+        let len = usize::try_from(h.states).ok()?.checked_mul(e)?;
+        let mut bytes = Vec::new();
+        let f = std::fs::File::open(self.path(digits)).ok()?;
+        // no further than the header says (a file grown past it fails the check below)
+        f.take((HEADER + len + 1) as u64)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        if bytes.len() != HEADER + len || h.check(&bytes[HEADER..]) != h.check {
+            return None;
+        }
+        let kb = self.key_bytes;
+        let wide = h.limbs == 2;
+        Some(
+            bytes[HEADER..]
+                .par_chunks_exact(e)
+                .map(|b| {
+                    let mut key = [0u8; 16];
+                    key[..kb].copy_from_slice(&b[..kb]);
+                    let word = |at: usize| {
+                        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+                    };
+                    let hi = if wide { word(kb + 8) } else { 0 };
+                    (K::read(&key, kb), u128::from(word(kb)) | (u128::from(hi) << 64))
+                })
+                .collect(),
+        )
+    }
+
+    /// Writes node `digits` (where writing has not stopped): beside its place, then renamed.
+    /// A write that fails, or a disk with less than a node and a reserve free, stops the
+    /// writing for the rest of the run, said once: the sampler goes on making its nodes.
+    pub(crate) fn write<K: Key>(&self, digits: &[u8], table: &[(K, u128)]) {
+        if !self.writing.load(Ordering::Relaxed) {
+            return;
+        }
+        let limbs: u8 = if table.par_iter().all(|e| e.1 >> 64 == 0) { 1 } else { 2 };
+        let e = self.entry(limbs);
+        let kb = self.key_bytes;
+        let mut bytes = vec![0u8; HEADER + table.len() * e];
+        bytes[HEADER..]
+            .par_chunks_exact_mut(e)
+            .zip(table.par_iter())
+            .for_each(|(out, &(k, c))| {
+                let mut key = [0u8; 16];
+                k.write(&mut key);
+                out[..kb].copy_from_slice(&key[..kb]);
+                out[kb..kb + 8].copy_from_slice(&(c as u64).to_le_bytes());
+                if limbs == 2 {
+                    out[kb + 8..kb + 16].copy_from_slice(&((c >> 64) as u64).to_le_bytes());
+                }
+            });
+        let mut h = Header {
+            fingerprint: self.fingerprint,
+            check: 0,
+            depth: u8::try_from(digits.len()).expect("a tree of at most 255 digits"),
+            key_bytes: u8::try_from(kb).expect("a key of at most 16 bytes"),
+            limbs,
+            digits: number(digits),
+            states: table.len() as u64,
+        };
+        h.check = h.check(&bytes[HEADER..]);
+        bytes[..HEADER].copy_from_slice(&h.bytes());
+        let free = fs4::available_space(&self.dir).unwrap_or(u64::MAX);
+        if free < bytes.len() as u64 + RESERVE {
+            self.stop(&format!(
+                "the nodes folder '{}' has {} free, less than a node and a reserve of {}",
+                self.dir.display(),
+                human_bytes(free),
+                human_bytes(RESERVE)
+            ));
+            return;
+        }
+        let path = self.path(digits);
+        let part = path.with_extension("part");
+        let written = std::fs::File::create(&part)
+            .and_then(|mut f| f.write_all(&bytes))
+            .and_then(|()| std::fs::rename(&part, &path));
+        if let Err(err) = written {
+            let _ = std::fs::remove_file(&part);
+            self.stop(&format!("cannot write '{}': {err}", path.display()));
+        }
+    }
+
+    /// Whether nodes are still written.
+    pub(crate) fn writing(&self) -> bool {
+        self.writing.load(Ordering::Relaxed)
+    }
+
+    fn stop(&self, why: &str) {
+        if self.writing.swap(false, Ordering::Relaxed) {
+            if let Some(tell) = self.tell {
+                tell(&format!(
+                    "{why}: the right half's nodes are made as they are needed from here on, and not kept"
+                ));
+            }
+        }
+    }
+}
