@@ -20,6 +20,9 @@
 //!   whose unsummed successors pass an eighth of the memory bound are made.
 //! - `sample-path-disk`: `return` sends the exact sampler's nodes above a leaf to a file, the
 //!   deepest of each side kept in memory too, as they go when they pass a quarter of the bound.
+//! - `sample-nodes-full`: `return` makes the exact sampler's kept nodes (`sample --nodes`) see a
+//!   disk with no room, as a node is about to be written: the writing stops, said once, and
+//!   the sampler makes its nodes as it needs them.
 //! - `sample-join-pairwise`: `return` makes the exact sampler join each leaf pair by pair, as it
 //!   does where a right state's count passes one word, instead of by the count's runs of a group.
 

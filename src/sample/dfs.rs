@@ -443,6 +443,7 @@ mod tests {
             tell: None,
             ledger: None,
             leaves: None,
+            nodes: None,
         }
     }
 

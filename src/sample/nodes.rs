@@ -232,7 +232,11 @@ impl NodeStore {
         };
         h.check = h.check(&bytes[HEADER..]);
         bytes[..HEADER].copy_from_slice(&h.bytes());
-        let free = fs4::available_space(&self.dir).unwrap_or(u64::MAX);
+        let free = || -> u64 {
+            fail::fail_point!("sample-nodes-full", |_| 0);
+            fs4::available_space(&self.dir).unwrap_or(u64::MAX)
+        };
+        let free = free();
         if free < bytes.len() as u64 + RESERVE {
             self.stop(&format!(
                 "the nodes folder '{}' has {} free, less than a node and a reserve of {}",
@@ -264,6 +268,75 @@ impl NodeStore {
                 tell(&format!(
                     "{why}: the right half's nodes are made as they are needed from here on, and not kept"
                 ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table<K: Key>(n: usize, wide: bool, key: impl Fn(usize) -> K) -> Vec<(K, u128)> {
+        (0..n)
+            .map(|i| {
+                let c = 1 + i as u128 * 7919;
+                (key(i), if wide && i % 3 == 0 { c << 70 } else { c })
+            })
+            .collect()
+    }
+
+    /// A node read back is the node written, in its order, with counts of one word or two and
+    /// keys of the window's bytes; another node's name, another count's fingerprint or another
+    /// window finds nothing.
+    #[test]
+    fn a_node_reads_back_as_it_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = NodeStore::open(dir.path(), 0xfeed, 9, None).unwrap();
+        let narrow = table::<u128>(5000, false, |i| (i as u128 * 0x1_0000_0001) % (1 << 68));
+        let wide = table::<u128>(3000, true, |i| (i as u128) << 60);
+        store.write(&[0, 2], &narrow);
+        store.write(&[1], &wide);
+        store.write(&[2, 2, 1], &Vec::<(u128, u128)>::new());
+        assert!(store.writing());
+        assert_eq!(store.read::<u128>(&[0, 2]), Some(narrow.clone()));
+        assert_eq!(store.read::<u128>(&[1]), Some(wide));
+        assert_eq!(store.read::<u128>(&[2, 2, 1]), Some(Vec::new()));
+        // one word a count where they fit: 9 + 8 bytes a state
+        assert_eq!(store.present(&[0, 2]), Some(HEADER as u64 + 5000 * 17));
+        assert_eq!(store.present(&[1]), Some(HEADER as u64 + 3000 * 25));
+        assert_eq!(store.read::<u128>(&[2, 0]), None);
+        // the file of node [0, 2] under the name of [0, 1]: its header names [0, 2]
+        std::fs::copy(store.path(&[0, 2]), store.path(&[0, 1])).unwrap();
+        assert_eq!(store.read::<u128>(&[0, 1]), None);
+        let other = NodeStore::open(dir.path(), 0xbeef, 9, None).unwrap();
+        assert_eq!(other.read::<u128>(&[0, 2]), None);
+        let window = NodeStore::open(dir.path(), 0xfeed, 8, None).unwrap();
+        assert_eq!(window.read::<u128>(&[0, 2]), None);
+        // keys of a u64 window
+        let small = NodeStore::open(dir.path(), 7, 7, None).unwrap();
+        let t = table::<u64>(1000, false, |i| i as u64 * 0x0123_4567 % (1 << 56));
+        small.write(&[2], &t);
+        assert_eq!(small.read::<u64>(&[2]), Some(t));
+    }
+
+    /// Every single damage of a node file (cut at any byte, any bit flipped, ...) reads as
+    /// missing or as the node itself, never as another table.
+    #[test]
+    fn no_single_damage_makes_a_node_read_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = NodeStore::open(dir.path(), 0xfeed, 3, None).unwrap();
+        let t = table::<u64>(40, true, |i| i as u64 * 977 % (1 << 24));
+        store.write(&[1, 0], &t);
+        let path = store.path(&[1, 0]);
+        let good = std::fs::read(&path).unwrap();
+        let variants = crate::damage::single(&good, &[b"y-000 1\n"]);
+        assert!(variants.len() > 5000, "{}", variants.len());
+        for v in variants {
+            std::fs::write(&path, &v).unwrap();
+            match store.read::<u64>(&[1, 0]) {
+                None => {}
+                Some(read) => assert_eq!(read, t, "a damaged file read as another table"),
             }
         }
     }

@@ -864,3 +864,86 @@ fn ledger_sampler_refuses_what_it_cannot_draw_from() {
     let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
     assert!(err.contains("8 of the 9 pieces"), "{err}");
 }
+
+/// `--nodes DIR`: the first run makes the right half's nodes and keeps them, later runs read
+/// them, and every run draws the tours the sampler draws without them (closed 6x8 and open 5x8
+/// in one folder); a node file damaged or removed is made again, the same bytes; a disk with no
+/// room stops the writing, says so, and the tours are still drawn.
+#[test]
+fn meet_sampler_reads_the_nodes_an_earlier_run_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = dir.path().join("nodes");
+    let path = nodes.to_str().unwrap().to_string();
+    let run = |board: &str, kind: &[&str], extra: &[&str], env: Option<&str>| {
+        let mut cmd = knights();
+        cmd.args(["sample", board, "--method", "exact", "--tables", "meet"])
+            .args(kind)
+            .args(["-n", "30", "--format", "moves", "-s", "5"])
+            .args(extra);
+        if let Some(e) = env {
+            cmd.env("KNIGHTS_FAILPOINTS", e);
+        }
+        let o = cmd.assert().success();
+        let out = o.get_output();
+        (
+            out.stdout.clone(),
+            String::from_utf8(out.stderr.clone()).unwrap(),
+        )
+    };
+    let files = || {
+        let mut v: Vec<_> = std::fs::read_dir(&nodes)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let closed: &[&str] = &["--closed"];
+    let (plain, _) = run("6x8", closed, &[], None);
+    // a disk with no room: nothing kept, the same tours
+    let (full, err) = run("6x8", closed, &["--nodes", &path], Some("sample-nodes-full=return"));
+    assert_eq!(full, plain);
+    assert!(err.contains("less than a node and a reserve"), "{err}");
+    assert!(files().is_empty());
+    let (first, err) = run("6x8", closed, &["--nodes", &path], None);
+    assert!(err.contains("(12 of 12 to make)"), "{err}");
+    assert!(err.contains("the right half's 12 nodes kept in"), "{err}");
+    assert_eq!(first, plain);
+    let kept = files();
+    assert_eq!(kept.len(), 12);
+    let (second, err) = run("6x8", closed, &["--nodes", &path], None);
+    assert!(!err.contains("to make"), "{err}");
+    assert_eq!(second, plain);
+    // the largest file with a byte changed, and another removed: made again, the same bytes
+    let largest = kept
+        .iter()
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let bytes = std::fs::read(largest).unwrap();
+    let mut damaged = bytes.clone();
+    let at = damaged.len() / 2;
+    damaged[at] ^= 0x10;
+    std::fs::write(largest, &damaged).unwrap();
+    let removed = kept.iter().find(|p| *p != largest).unwrap();
+    let removed_bytes = std::fs::read(removed).unwrap();
+    std::fs::remove_file(removed).unwrap();
+    let (third, err) = run("6x8", closed, &["--nodes", &path], None);
+    assert!(err.contains("(1 of 12 to make)"), "{err}");
+    assert_eq!(third, plain);
+    assert_eq!(std::fs::read(largest).unwrap(), bytes);
+    assert_eq!(std::fs::read(removed).unwrap(), removed_bytes);
+    // open tours of another board in the same folder
+    let (open_plain, _) = run("5x8", &[], &[], None);
+    let (open_kept, _) = run("5x8", &[], &["--nodes", &path], None);
+    let (open_read, err) = run("5x8", &[], &["--nodes", &path], None);
+    assert!(!err.contains("to make"), "{err}");
+    assert_eq!(open_kept, open_plain);
+    assert_eq!(open_read, open_plain);
+    assert_eq!(files().len(), 24);
+    // --nodes belongs to the count met in the middle
+    let o = knights()
+        .args(["sample", "6x8", "--closed", "--method", "chain", "--nodes", &path])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("--nodes keeps the right half's nodes"), "{err}");
+}
