@@ -7,7 +7,8 @@
 //!
 //! The fail points:
 //! - `saved`: just after a count made something durable (a checkpoint record, a file replaced
-//!   atomically, a leaf of a piece recorded).
+//!   atomically, a leaf of a piece recorded), or the exact sampler wrote a node it keeps
+//!   (`sample --nodes`).
 //! - `scratch-free`: the free space of the scratch folder, `return(BYTES)` (a refusal for want
 //!   of disk, tested the same on a machine with any disk).
 //! - `spill`: as a table's file on disk is begun (a partition's runs mid-layer, or a layer

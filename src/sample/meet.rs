@@ -1461,11 +1461,7 @@ impl<K: Key> Meet<K> {
             // the parent on the path: the nodes above it read back (or made, where a file
             // fails its check)
             let parent = &node[..node.len() - 1];
-            let common = path
-                .iter()
-                .zip(parent)
-                .take_while(|(a, b)| a == b)
-                .count();
+            let common = path.iter().zip(parent).take_while(|(a, b)| a == b).count();
             while path.len() > common {
                 ys.pop()?;
                 path.pop();
@@ -1494,7 +1490,10 @@ impl<K: Key> Meet<K> {
             }
         }
         let whole = if kept == all.len() {
-            format!("the right half's {kept} nodes kept in '{dir}' ({})", human_bytes(bytes))
+            format!(
+                "the right half's {kept} nodes kept in '{dir}' ({})",
+                human_bytes(bytes)
+            )
         } else {
             format!(
                 "{kept} of the right half's {} nodes kept in '{dir}' ({}; the others made as a batch needs them)",
@@ -1503,7 +1502,10 @@ impl<K: Key> Meet<K> {
             )
         };
         Ok(if made > 0 {
-            format!("{whole}, {made} of them made now in {:.1} s", t.elapsed().as_secs_f64())
+            format!(
+                "{whole}, {made} of them made now in {:.1} s",
+                t.elapsed().as_secs_f64()
+            )
         } else {
             whole
         })

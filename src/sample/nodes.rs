@@ -188,11 +188,13 @@ impl NodeStore {
                 .map(|b| {
                     let mut key = [0u8; 16];
                     key[..kb].copy_from_slice(&b[..kb]);
-                    let word = |at: usize| {
-                        u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-                    };
+                    let word =
+                        |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
                     let hi = if wide { word(kb + 8) } else { 0 };
-                    (K::read(&key, kb), u128::from(word(kb)) | (u128::from(hi) << 64))
+                    (
+                        K::read(&key, kb),
+                        u128::from(word(kb)) | (u128::from(hi) << 64),
+                    )
                 })
                 .collect(),
         )
@@ -205,7 +207,11 @@ impl NodeStore {
         if !self.writing.load(Ordering::Relaxed) {
             return;
         }
-        let limbs: u8 = if table.par_iter().all(|e| e.1 >> 64 == 0) { 1 } else { 2 };
+        let limbs: u8 = if table.par_iter().all(|e| e.1 >> 64 == 0) {
+            1
+        } else {
+            2
+        };
         let e = self.entry(limbs);
         let kb = self.key_bytes;
         let mut bytes = vec![0u8; HEADER + table.len() * e];
@@ -251,9 +257,12 @@ impl NodeStore {
         let written = std::fs::File::create(&part)
             .and_then(|mut f| f.write_all(&bytes))
             .and_then(|()| std::fs::rename(&part, &path));
-        if let Err(err) = written {
-            let _ = std::fs::remove_file(&part);
-            self.stop(&format!("cannot write '{}': {err}", path.display()));
+        match written {
+            Ok(()) => fail::fail_point!("saved"),
+            Err(err) => {
+                let _ = std::fs::remove_file(&part);
+                self.stop(&format!("cannot write '{}': {err}", path.display()));
+            }
         }
     }
 

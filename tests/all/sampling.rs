@@ -900,7 +900,12 @@ fn meet_sampler_reads_the_nodes_an_earlier_run_kept() {
     let closed: &[&str] = &["--closed"];
     let (plain, _) = run("6x8", closed, &[], None);
     // a disk with no room: nothing kept, the same tours
-    let (full, err) = run("6x8", closed, &["--nodes", &path], Some("sample-nodes-full=return"));
+    let (full, err) = run(
+        "6x8",
+        closed,
+        &["--nodes", &path],
+        Some("sample-nodes-full=return"),
+    );
     assert_eq!(full, plain);
     assert!(err.contains("less than a node and a reserve"), "{err}");
     assert!(files().is_empty());
@@ -941,9 +946,77 @@ fn meet_sampler_reads_the_nodes_an_earlier_run_kept() {
     assert_eq!(files().len(), 24);
     // --nodes belongs to the count met in the middle
     let o = knights()
-        .args(["sample", "6x8", "--closed", "--method", "chain", "--nodes", &path])
+        .args([
+            "sample", "6x8", "--closed", "--method", "chain", "--nodes", &path,
+        ])
         .assert()
         .code(2);
     let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("--nodes keeps the right half's nodes"), "{err}");
+    assert!(
+        err.contains("--nodes keeps the right half's nodes"),
+        "{err}"
+    );
+}
+
+/// A run killed while it makes the nodes it keeps (`--nodes DIR`) leaves whole files only, and
+/// the next run makes only the others and draws the tours a run without them draws: the fail
+/// point `saved` holds the run after its fifth node, so the kill finds it there on a machine
+/// of any speed.
+#[test]
+fn nodes_a_killed_run_made_are_kept_for_the_next() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let nodes = dir.path().join("nodes");
+    let path = nodes.to_str().unwrap().to_string();
+    let args = [
+        "sample", "6x8", "--closed", "--method", "exact", "--tables", "meet", "-n", "20",
+        "--format", "moves", "-s", "8",
+    ];
+    let kept = || {
+        std::fs::read_dir(&nodes).map_or(0, |d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "node"))
+            })
+            .count()
+        })
+    };
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("knights"))
+        .args(args)
+        .args(["--nodes", &path])
+        .env(knights::failpoint::ENV, "saved=4*off->sleep(600000)")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while kept() < 5 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "it ended before its fifth node"
+        );
+        assert!(t0.elapsed().as_secs() < 600, "no fifth node in 10 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    assert_eq!(child.wait().unwrap().signal(), Some(9), "it had ended");
+    assert_eq!(kept(), 5);
+    let plain = knights().args(args).assert().success();
+    let again = knights()
+        .args(args)
+        .args(["--nodes", &path])
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&again.get_output().stderr).to_string();
+    assert!(err.contains("(7 of 12 to make)"), "{err}");
+    assert_eq!(again.get_output().stdout, plain.get_output().stdout);
+    assert_eq!(kept(), 12);
+    // nothing half-written is left
+    assert!(
+        std::fs::read_dir(&nodes).unwrap().all(|e| e
+            .unwrap()
+            .path()
+            .extension()
+            .is_some_and(|x| x == "node"))
+    );
 }
