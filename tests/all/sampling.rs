@@ -918,6 +918,14 @@ fn meet_sampler_reads_the_nodes_an_earlier_run_kept() {
     let (second, err) = run("6x8", closed, &["--nodes", &path], None);
     assert!(!err.contains("to make"), "{err}");
     assert_eq!(second, plain);
+    // the nodes above a leaf on disk: those kept read back from the folder, not written again
+    let (on_disk, _) = run(
+        "6x8",
+        closed,
+        &["--nodes", &path],
+        Some("sample-path-disk=return"),
+    );
+    assert_eq!(on_disk, plain);
     // the largest file with a byte changed, and another removed: made again, the same bytes
     let largest = kept
         .iter()
