@@ -159,9 +159,18 @@ impl NodeStore {
     }
 
     /// Whether node `digits` has a file that names it, and its bytes.
+    /// (A file whose length is not its header's is missing too: cut short, or grown.)
     pub(crate) fn present(&self, digits: &[u8]) -> Option<u64> {
         let h = self.header(digits)?;
-        Some(HEADER as u64 + h.states * self.entry(h.limbs) as u64)
+        let len = std::fs::metadata(self.path(digits)).ok()?.len();
+        (Some(len) == self.length(&h)).then_some(len)
+    }
+
+    /// The length of a file with header `h` (`None`: past any file, a damaged count of states).
+    fn length(&self, h: &Header) -> Option<u64> {
+        h.states
+            .checked_mul(self.entry(h.limbs) as u64)?
+            .checked_add(HEADER as u64)
     }
 
     fn entry(&self, limbs: u8) -> usize {
@@ -178,7 +187,7 @@ impl NodeStore {
         let states = usize::try_from(h.states).ok()?;
         let mut f = std::fs::File::open(self.path(digits)).ok()?;
         let len = f.metadata().ok()?.len();
-        if len != HEADER as u64 + states as u64 * e as u64 {
+        if Some(len) != self.length(&h) {
             return None;
         }
         let mut crc = crc32fast::Hasher::new();
