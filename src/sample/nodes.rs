@@ -13,7 +13,8 @@
 //! fingerprint names the count (board, piece, kind, cut, rules), so that one folder holds the
 //! nodes of several; the check (CRC-32 of the header's fields and the states) makes a damaged
 //! file, or one cut short, read as missing: it is made again and written over. Files are
-//! written beside their place and renamed, so that a run stopped part-way leaves no half file.
+//! written beside their place and renamed, so that a run stopped part-way leaves no half file
+//! (each run its own, `part-PID.NAME`; those of runs killed while they wrote are removed).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -30,6 +31,9 @@ const MAGIC: &[u8; 8] = b"KNNODE01";
 /// Bytes of the header: the magic, the fingerprint, the check, the depth, the key's bytes, the
 /// count's words, the digits and the states.
 const HEADER: usize = 8 + 4 + 4 + 4 + 8 + 8;
+
+/// How a node file being written begins, before its process's id.
+const PART: &str = "part-";
 
 /// Bytes of a node file read at a time.
 const READ_PART: usize = 1 << 20;
@@ -122,6 +126,8 @@ impl NodeStore {
     ) -> Result<NodeStore, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot make the nodes folder '{}': {e}", dir.display()))?;
+        // what runs killed while they wrote left
+        crate::frontier::store::remove_stale_in(dir, PART);
         Ok(NodeStore {
             dir: dir.to_path_buf(),
             fingerprint,
@@ -274,7 +280,12 @@ impl NodeStore {
             return false;
         }
         let path = self.path(digits);
-        let part = path.with_extension("part");
+        // this process's own (two runs filling one folder do not write into each other's)
+        let part = self.dir.join(format!(
+            "{PART}{}.{}",
+            std::process::id(),
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("node")
+        ));
         let written = std::fs::File::create(&part)
             .and_then(|mut f| f.write_all(&bytes))
             .and_then(|()| std::fs::rename(&part, &path));
