@@ -248,7 +248,7 @@ impl<K: Key> Kept<K> {
             (Some(name), Some(store)) => store.read(name).ok_or_else(|| {
                 format!(
                     "the node {} kept in '{}' could not be read back (removed or changed while the run read it)",
-                    name.iter().map(|d| char::from(b'0' + d)).collect::<String>(),
+                    super::nodes::name(name),
                     store.dir().display()
                 )
             }),

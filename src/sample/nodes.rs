@@ -5,7 +5,7 @@
 //! tree above the leaves it lands in, and nearly all of that on the right half's (a node is
 //! its parent walked one square, by one digit: 5 million states made for each of some 400
 //! nodes a batch of 200 visits). Read from a file, a node costs a tenth of that. The whole
-//! right tree of 8x8 closed is 1,454 nodes, 530 million states, about 9 GB here.
+//! right tree of 8x8 closed is 1,454 nodes, 519 million states, 8.2 GiB here.
 //!
 //! A node is one file, `y-FINGERPRINT-DIGITS.node`: a header (what it is, of which count, how
 //! many states, the check), then its states in the table's own order, each its key's bytes
@@ -100,15 +100,27 @@ impl Header {
         })
     }
 
-    /// The check of the header's fields (the check itself left out) and the states' bytes.
-    fn check(&self, states: &[u8]) -> u32 {
+    /// The check of the header's fields (the check itself left out), to go on with the
+    /// states' bytes.
+    fn checking(&self) -> crc32fast::Hasher {
         let mut h = crc32fast::Hasher::new();
         let mut b = self.bytes();
         b[12..16].fill(0);
         h.update(&b);
+        h
+    }
+
+    /// The check of the header's fields and the states' bytes.
+    fn check(&self, states: &[u8]) -> u32 {
+        let mut h = self.checking();
         h.update(states);
         h.finalize()
     }
+}
+
+/// Node `digits` as its files and messages name it: a digit a character.
+pub(crate) fn name(digits: &[u8]) -> String {
+    digits.iter().map(|d| char::from(b'0' + d)).collect()
 }
 
 /// Digits `0..=2` as one base-3 number.
@@ -143,33 +155,31 @@ impl NodeStore {
     }
 
     fn path(&self, digits: &[u8]) -> PathBuf {
-        let name: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
         self.dir
-            .join(format!("y-{:08x}-{name}.node", self.fingerprint))
+            .join(format!("y-{:08x}-{}.node", self.fingerprint, name(digits)))
     }
 
-    /// The header of node `digits` where its file is there and says it is that node of this
-    /// count (its states are checked only when read).
-    fn header(&self, digits: &[u8]) -> Option<Header> {
+    /// The file of node `digits`, read past its header, where it is there, its header says it
+    /// is that node of this count, and its length is the header's (one cut short or grown is
+    /// missing too); its states are checked only when read.
+    fn open_node(&self, digits: &[u8]) -> Option<(std::fs::File, Header, u64)> {
+        let mut f = std::fs::File::open(self.path(digits)).ok()?;
         let mut b = [0u8; HEADER];
-        std::fs::File::open(self.path(digits))
-            .and_then(|mut f| f.read_exact(&mut b))
-            .ok()?;
+        f.read_exact(&mut b).ok()?;
         let h = Header::parse(&b)?;
+        let len = f.metadata().ok()?.len();
         (h.fingerprint == self.fingerprint
             && usize::from(h.depth) == digits.len()
             && h.digits == number(digits)
             && usize::from(h.key_bytes) == self.key_bytes
-            && matches!(h.limbs, 1 | 2))
-        .then_some(h)
+            && matches!(h.limbs, 1 | 2)
+            && Some(len) == self.length(&h))
+        .then_some((f, h, len))
     }
 
     /// Whether node `digits` has a file that names it, and its bytes.
-    /// (A file whose length is not its header's is missing too: cut short, or grown.)
     pub(crate) fn present(&self, digits: &[u8]) -> Option<u64> {
-        let h = self.header(digits)?;
-        let len = std::fs::metadata(self.path(digits)).ok()?.len();
-        (Some(len) == self.length(&h)).then_some(len)
+        self.open_node(digits).map(|(_, _, len)| len)
     }
 
     /// The length of a file with header `h` (`None`: past any file, a damaged count of states).
@@ -188,20 +198,10 @@ impl NodeStore {
     /// small buffer and decoded from it (a buffer of the whole file, fresh pages each node,
     /// cost 8x8 closed's batches a tenth of their time in the system clearing them).
     pub(crate) fn read<K: Key>(&self, digits: &[u8]) -> Option<Vec<(K, u128)>> {
-        let h = self.header(digits)?;
+        let (mut f, h, _) = self.open_node(digits)?;
         let e = self.entry(h.limbs);
         let states = usize::try_from(h.states).ok()?;
-        let mut f = std::fs::File::open(self.path(digits)).ok()?;
-        let len = f.metadata().ok()?.len();
-        if Some(len) != self.length(&h) {
-            return None;
-        }
-        let mut crc = crc32fast::Hasher::new();
-        let mut head = h.bytes();
-        head[12..16].fill(0);
-        crc.update(&head);
-        let mut buf = [0u8; HEADER];
-        f.read_exact(&mut buf).ok()?;
+        let mut crc = h.checking();
         let kb = self.key_bytes;
         let wide = h.limbs == 2;
         let decode = |b: &[u8]| {
