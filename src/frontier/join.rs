@@ -296,18 +296,20 @@ pub(crate) struct SampleJoin {
 }
 
 impl SampleJoin {
-    /// The rows of `right` (states with their counts), boundary square `j` in slot
-    /// `slots.slots[j]`; `None` where a count passes one word (the sampler then joins pair by
-    /// pair).
-    pub(crate) fn new<K: Key>(
-        right: &[(K, u128)],
+    /// The rows of `right` (each a state and its count, as `entry` reads it), boundary square
+    /// `j` in slot `slots.slots[j]`; `None` where a count passes one word (the sampler then
+    /// joins pair by pair).
+    pub(crate) fn new<K: Key, E: Sync>(
+        right: &[E],
+        entry: impl Fn(&E) -> (K, u128) + Sync,
         slots: &Boundary,
         closed: bool,
     ) -> Option<SampleJoin> {
         let mut rows: Vec<(u64, u32, Right, u64)> = right
             .par_iter()
             .enumerate()
-            .map(|(i, &(k, c))| {
+            .map(|(i, e)| {
+                let (k, c) = entry(e);
                 let (mates, term) = slots.links(k);
                 let g = group(slots.offers(k), term.count_ones());
                 Some((g, i as u32, Right { mates, term }, u64::try_from(c).ok()?))
@@ -336,11 +338,16 @@ impl SampleJoin {
         Some((*self.classes.get(&g)?, lm, lt, ends))
     }
 
-    /// For each crossing state of `left` (boundary square `j` in slot `b.slots[j]`), the sum
-    /// of the counts of the right states that join it into one tour: by runs of a group, as
-    /// the count joins ([`join`]; the sampler's pair by pair walk took a fifth of 8x8
-    /// closed's draws).
-    pub(crate) fn sums<K: Key>(&self, left: &[(K, u128)], b: &Boundary) -> Vec<u128> {
+    /// For each crossing state of `left` (its state as `key` reads it; boundary square `j` in
+    /// slot `b.slots[j]`), the sum of the counts of the right states that join it into one
+    /// tour: by runs of a group, as the count joins ([`join`]; the sampler's pair by pair walk
+    /// took a fifth of 8x8 closed's draws).
+    pub(crate) fn sums<K: Key, E: Sync>(
+        &self,
+        left: &[E],
+        key: impl Fn(&E) -> K + Sync,
+        b: &Boundary,
+    ) -> Vec<u128> {
         // each state read once: its group's rows, its place, its links and terminals, and its
         // ends (the same for the whole group)
         struct Asking {
@@ -352,8 +359,8 @@ impl SampleJoin {
         let mut keys: Vec<Asking> = left
             .par_iter()
             .enumerate()
-            .filter_map(|(i, &(k, _))| {
-                let (rows, lm, lt, ends) = self.read(b, k)?;
+            .filter_map(|(i, e)| {
+                let (rows, lm, lt, ends) = self.read(b, key(e))?;
                 Some(Asking {
                     rows,
                     place: i as u32,

@@ -35,6 +35,14 @@
 //!
 //! Every leaf made again is joined again and checked against the count's record of it: a
 //! difference stops the batch.
+//!
+//! **Memory.** A table's state takes 16 to 24 bytes with a count of one word (see
+//! [`super::entry`]; two words where a count passes one, the batch made again so). The bound
+//! governs what is kept (the shared walk past a quarter of it, the nodes above a leaf past a
+//! quarter, a leaf's walks past a third, each then in a file of the system's temporary folder
+//! with only its deepest table in memory) and the successors of a table being made (grouped
+//! within what the process leaves of it); a table and the one it is made from are in memory
+//! together.
 
 use std::sync::Arc;
 
@@ -53,6 +61,7 @@ use crate::frontier::layout::{self, Step, Walk};
 use crate::frontier::state::{Key, Perm};
 use crate::piece::Piece;
 
+use super::entry::{Count, Entry, WIDER};
 use super::layers::Links;
 use super::nodes::NodeStore;
 use super::{Request, below_u128, tour_rng};
@@ -96,16 +105,19 @@ fn at_rank<T>(
 }
 
 /// A table: states sorted, each with its count.
-type Table<K> = Vec<(K, u128)>;
+type Table<K, C> = Vec<Entry<K, C>>;
 
 /// The deepest node of a side's path (its roots pushed first, so never none).
-fn deepest<K: Key>(path: &Kept<K>) -> &Table<K> {
+fn deepest<K: Key, C: Count>(path: &Kept<K, C>) -> &Table<K, C> {
     path.last().expect("the path holds its root")
 }
 
+/// A table, with its name where it is a node kept in the [`NodeStore`].
+type Named<K, C> = (Table<K, C>, Option<Vec<u8>>);
+
 /// Bytes a state of a kept table takes.
-fn entry_bytes<K: Key>() -> u64 {
-    std::mem::size_of::<(K, u128)>() as u64
+fn entry_bytes<K: Key, C: Count>() -> u64 {
+    std::mem::size_of::<Entry<K, C>>() as u64
 }
 
 /// One leaf of the count's digit tree.
@@ -117,14 +129,14 @@ struct Leaf {
     start: u128,
 }
 
-struct Meet<K: Key> {
+struct Meet<K: Key, C: Count> {
     board: Board,
     walk: Walk,
     closed: bool,
     /// The shared forward walk's steps (merged at column ends) and every layer: `shared[t]`
     /// holds the states before square `t`, `t = 0..=end`.
     fwd: Vec<Step<K>>,
-    shared: Kept<K>,
+    shared: Kept<K, C>,
     xsteps: Vec<Step<K>>,
     ysteps: Vec<Step<K>>,
     lsq: usize,
@@ -147,10 +159,10 @@ struct Meet<K: Key> {
 /// folder (removed when they go), the last layer also in memory for the next step. A layer
 /// that is a node kept in a [`NodeStore`] is not written to the file: it is read back from the
 /// store (8x8 closed under 1G wrote and read again 10 GB a batch of the nodes it had read).
-struct Kept<K: Key> {
-    mem: Vec<Table<K>>,
+struct Kept<K: Key, C: Count> {
+    mem: Vec<Table<K, C>>,
     disk: Option<Disk>,
-    tail: Option<Table<K>>,
+    tail: Option<Table<K, C>>,
     len: usize,
     /// Each layer's name in `store` where it is a node kept there.
     names: Vec<Option<Vec<u8>>>,
@@ -166,17 +178,17 @@ struct Disk {
 }
 
 /// Bytes a state takes in the file: its key, then its count.
-fn disk_entry<K: Key>() -> usize {
-    K::BYTES + 16
+fn disk_entry<K: Key, C: Count>() -> usize {
+    K::BYTES + C::BYTES
 }
 
-impl<K: Key> Kept<K> {
-    fn new() -> Kept<K> {
+impl<K: Key, C: Count> Kept<K, C> {
+    fn new() -> Kept<K, C> {
         Kept::from_store(None)
     }
 
     /// Layers of which some may be nodes kept in `store`.
-    fn from_store(store: Option<Arc<NodeStore>>) -> Kept<K> {
+    fn from_store(store: Option<Arc<NodeStore>>) -> Kept<K, C> {
         Kept {
             mem: Vec::new(),
             disk: None,
@@ -188,7 +200,7 @@ impl<K: Key> Kept<K> {
     }
 
     /// Keeps `layer` next; `to_disk`: every layer kept from now on goes to the file.
-    fn push(&mut self, layer: Table<K>, to_disk: bool) -> Result<(), String> {
+    fn push(&mut self, layer: Table<K, C>, to_disk: bool) -> Result<(), String> {
         self.push_named(layer, to_disk, None)
     }
 
@@ -196,7 +208,7 @@ impl<K: Key> Kept<K> {
     /// read back from there, not written to the file.
     fn push_named(
         &mut self,
-        layer: Table<K>,
+        layer: Table<K, C>,
         to_disk: bool,
         name: Option<Vec<u8>>,
     ) -> Result<(), String> {
@@ -243,7 +255,7 @@ impl<K: Key> Kept<K> {
     }
 
     /// Layer `t` read back from the file or the store (the layers are on disk).
-    fn read_back(&self, d: &Disk, t: usize) -> Result<Table<K>, String> {
+    fn read_back(&self, d: &Disk, t: usize) -> Result<Table<K, C>, String> {
         match (&self.names[t], &self.store) {
             (Some(name), Some(store)) => store.read(name).ok_or_else(|| {
                 format!(
@@ -257,7 +269,7 @@ impl<K: Key> Kept<K> {
     }
 
     /// Layer `t`, borrowed or read back.
-    fn layer(&self, t: usize) -> Result<std::borrow::Cow<'_, Table<K>>, String> {
+    fn layer(&self, t: usize) -> Result<std::borrow::Cow<'_, Table<K, C>>, String> {
         use std::borrow::Cow;
         match (&self.disk, &self.tail) {
             (None, _) => Ok(Cow::Borrowed(&self.mem[t])),
@@ -266,8 +278,18 @@ impl<K: Key> Kept<K> {
         }
     }
 
-    /// The last layer kept.
-    fn last(&self) -> Option<&Table<K>> {
+    /// Lets the last layer's copy in memory go where the layers are on disk (it is read back
+    /// when asked for): the shared walk's last layer, once it is walked, is read only to make
+    /// the roots and to walk back (8x8 open's, 182 million states, stayed resident through
+    /// every batch).
+    fn spare(&mut self) {
+        if self.disk.is_some() {
+            self.tail = None;
+        }
+    }
+
+    /// The last layer kept (`None` after [`Kept::spare`]).
+    fn last(&self) -> Option<&Table<K, C>> {
         match &self.disk {
             None => self.mem.last(),
             Some(_) => self.tail.as_ref(),
@@ -308,6 +330,16 @@ impl<K: Key> Kept<K> {
     }
 }
 
+/// The error of a sum of counts past a word of `C`: [`WIDER`] for one word (the run is made
+/// again with two).
+fn too_big<C: Count>() -> String {
+    if C::BYTES == 8 {
+        WIDER.to_string()
+    } else {
+        "a count past 128 bits".to_string()
+    }
+}
+
 /// The message of a failure to `action` the layers' file at `path`.
 fn failed(path: &std::path::Path, action: &str, e: &std::io::Error) -> String {
     format!("cannot {action} '{}': {e}", path.display())
@@ -318,18 +350,18 @@ fn failed(path: &std::path::Path, action: &str, e: &std::io::Error) -> String {
 const DISK_PART: usize = 1 << 16;
 
 impl Disk {
-    fn write<K: Key>(&mut self, layer: &Table<K>) -> Result<(), String> {
+    fn write<K: Key, C: Count>(&mut self, layer: &Table<K, C>) -> Result<(), String> {
         use std::io::{Seek, SeekFrom, Write};
-        let e = disk_entry::<K>();
+        let e = disk_entry::<K, C>();
         let err = |e| failed(&self.path, "write", &e);
         let pos = self.file.seek(SeekFrom::End(0)).map_err(err)?;
         let mut bytes = Vec::with_capacity(DISK_PART.min(layer.len()) * e);
         for part in layer.chunks(DISK_PART) {
             bytes.clear();
             bytes.resize(part.len() * e, 0);
-            for (out, &(k, c)) in bytes.chunks_exact_mut(e).zip(part) {
-                k.write(&mut out[..K::BYTES]);
-                out[K::BYTES..].copy_from_slice(&c.to_le_bytes());
+            for (out, x) in bytes.chunks_exact_mut(e).zip(part) {
+                x.key().write(&mut out[..K::BYTES]);
+                x.raw().write(&mut out[K::BYTES..]);
             }
             self.file.write_all(&bytes).map_err(err)?;
         }
@@ -337,11 +369,11 @@ impl Disk {
         Ok(())
     }
 
-    fn read<K: Key>(&self, t: usize) -> Result<Table<K>, String> {
+    fn read<K: Key, C: Count>(&self, t: usize) -> Result<Table<K, C>, String> {
         use std::os::unix::fs::FileExt;
         let (pos, len) = self.at[t].expect("a layer written to the file");
-        let e = disk_entry::<K>();
-        let mut out: Table<K> = Vec::with_capacity(len);
+        let e = disk_entry::<K, C>();
+        let mut out: Table<K, C> = Vec::with_capacity(len);
         let mut bytes = Vec::with_capacity(DISK_PART.min(len) * e);
         let mut at = pos;
         while out.len() < len {
@@ -351,10 +383,11 @@ impl Disk {
                 .read_exact_at(&mut bytes, at)
                 .map_err(|e| failed(&self.path, "read", &e))?;
             at += bytes.len() as u64;
-            out.extend(bytes.chunks_exact(e).map(|b| {
-                let c = u128::from_le_bytes(b[K::BYTES..].try_into().expect("16 bytes"));
-                (K::read(b, K::BYTES), c)
-            }));
+            out.extend(
+                bytes
+                    .chunks_exact(e)
+                    .map(|b| Entry::new(K::read(b, K::BYTES), C::read(&b[K::BYTES..]))),
+            );
         }
         Ok(out)
     }
@@ -611,14 +644,135 @@ fn make(
     ledger: Option<&Starts>,
     nodes: Option<NodeStore>,
 ) -> Result<Box<dyn Batch>, String> {
-    if walk.window() <= u64::SLOTS {
-        Ok(Box::new(Meet::<u64>::new(
-            board, walk, req, log, origin, ledger, nodes,
-        )?))
+    let again = Again {
+        board,
+        walk,
+        req: req.clone(),
+        log,
+        origin: origin.to_string(),
+        ledger: ledger.cloned(),
+        nodes: nodes.map(Arc::new),
+    };
+    if again.walk.window() <= u64::SLOTS {
+        Ok(Box::new(Widening::<u64>::new(again)?))
     } else {
-        Ok(Box::new(Meet::<u128>::new(
-            board, walk, req, log, origin, ledger, nodes,
-        )?))
+        Ok(Box::new(Widening::<u128>::new(again)?))
+    }
+}
+
+/// What a sampler is made of, kept to make it again with wider counts.
+struct Again {
+    board: Board,
+    walk: Walk,
+    req: Request,
+    log: MeetLeaves,
+    origin: String,
+    ledger: Option<Starts>,
+    nodes: Option<Arc<NodeStore>>,
+}
+
+impl Again {
+    fn make<K: Key, C: Count>(&self) -> Result<Meet<K, C>, String> {
+        Meet::new(
+            self.board,
+            self.walk.clone(),
+            &self.req,
+            self.log.clone(),
+            &self.origin,
+            self.ledger.as_ref(),
+            self.nodes.clone(),
+        )
+    }
+}
+
+/// A sampler whose tables hold one-word counts (see [`super::entry`]) until a count passes
+/// the word ([`WIDER`]): then made again with two-word counts, said on stderr, and the batch
+/// drawn again (the same tours: the draws read the counts' values alone).
+struct Widening<K: Key> {
+    /// `None` only where the wide sampler could not be made.
+    now: std::sync::Mutex<Option<Counts<K>>>,
+    again: Again,
+    total: u128,
+}
+
+enum Counts<K: Key> {
+    Narrow(Meet<K, u64>),
+    Wide(Meet<K, u128>),
+}
+
+impl<K: Key> Counts<K> {
+    fn batch(&self) -> &dyn Batch {
+        match self {
+            Counts::Narrow(m) => m,
+            Counts::Wide(m) => m,
+        }
+    }
+}
+
+impl<K: Key> Widening<K> {
+    fn new(again: Again) -> Result<Widening<K>, String> {
+        let now = match again.make::<K, u64>() {
+            Ok(m) => Counts::Narrow(m),
+            Err(e) if e == WIDER => Counts::Wide(Widening::<K>::wider(&again)?),
+            Err(e) => return Err(e),
+        };
+        Ok(Widening {
+            total: now.batch().total(),
+            now: std::sync::Mutex::new(Some(now)),
+            again,
+        })
+    }
+
+    /// The sampler of two-word counts, said.
+    fn wider(again: &Again) -> Result<Meet<K, u128>, String> {
+        if let Some(tell) = again.req.tell {
+            tell(&format!(
+                "a count of {}'s tables passes 64 bits: they are made again with counts of 128 bits ({} bytes a state where they took {})",
+                again.board,
+                entry_bytes::<K, u128>(),
+                entry_bytes::<K, u64>()
+            ));
+        }
+        again.make::<K, u128>()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Counts<K>>> {
+        self.now
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl<K: Key> Batch for Widening<K> {
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
+        let mut now = self.lock();
+        if let Some(Counts::Narrow(m)) = &*now {
+            match m.draw(seed, first, n) {
+                Err(e) if e == WIDER => {
+                    // the narrow tables let go before the wide are made
+                    *now = None;
+                    *now = Some(Counts::Wide(Widening::<K>::wider(&self.again)?));
+                }
+                done => return done,
+            }
+        }
+        match &*now {
+            Some(c) => c.batch().draw(seed, first, n),
+            None => Err(format!(
+                "the sampler of {} with counts of 128 bits could not be made before",
+                self.again.board
+            )),
+        }
+    }
+
+    fn total(&self) -> u128 {
+        self.total
+    }
+
+    fn describe(&self) -> String {
+        self.lock()
+            .as_ref()
+            .map_or_else(String::new, |c| c.batch().describe())
     }
 }
 
@@ -864,7 +1018,7 @@ impl Batch for FromLedger {
     }
 }
 
-impl<K: Key> Meet<K> {
+impl<K: Key, C: Count> Meet<K, C> {
     fn new(
         board: Board,
         walk: Walk,
@@ -872,8 +1026,8 @@ impl<K: Key> Meet<K> {
         log: MeetLeaves,
         origin: &str,
         ledger: Option<&Starts>,
-        nodes: Option<NodeStore>,
-    ) -> Result<Meet<K>, String> {
+        nodes: Option<Arc<NodeStore>>,
+    ) -> Result<Meet<K, C>, String> {
         let (left, right, cross) = log.cut;
         let w = walk.w as usize;
         let (lsq, rq, m) = (
@@ -965,7 +1119,7 @@ impl<K: Key> Meet<K> {
             total: start,
             max_memory: req.max_memory,
             setup: String::new(),
-            nodes: nodes.map(Arc::new),
+            nodes,
         };
         let (shared, states) = s.forward()?;
         s.shared = shared;
@@ -974,7 +1128,7 @@ impl<K: Key> Meet<K> {
             None => String::new(),
         };
         s.setup = format!(
-            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, {origin}; the shared walk's {} layers kept, {} states, {}{}{kept}",
+            "the count met in the middle: {} columns from one end, {} from the other, the {} side made true, {} leaves of depth {}, {origin}; the shared walk's {} layers kept, {} states, {}{}; counts of {} bits, {} bytes a state{kept}",
             left,
             right,
             if s.true_right { "right" } else { "left" },
@@ -990,25 +1144,30 @@ impl<K: Key> Meet<K> {
             },
             s.fwd.len() + 1,
             states,
-            human_bytes(states * entry_bytes::<K>()),
+            human_bytes(states * entry_bytes::<K, C>()),
             if s.shared.on_disk() {
                 " on disk (past a quarter of the memory bound)"
             } else {
                 ""
-            }
+            },
+            8 * C::BYTES,
+            entry_bytes::<K, C>()
         );
         Ok(s)
     }
 
     /// The shared forward walk, every layer kept (in a file of the system's temporary folder
     /// once they pass a quarter of the memory bound), and its states.
-    fn forward(&self) -> Result<(Kept<K>, u64), String> {
+    fn forward(&self) -> Result<(Kept<K, C>, u64), String> {
         let mut shared = Kept::new();
-        shared.push(vec![(K::ZERO, 1u128)], false)?;
-        let (mut bytes, mut states) = (entry_bytes::<K>(), 1u64);
+        shared.push(
+            vec![Entry::new(K::ZERO, C::new(1).expect("one fits"))],
+            false,
+        )?;
+        let (mut bytes, mut states) = (entry_bytes::<K, C>(), 1u64);
         for step in &self.fwd {
             let next = self.child(shared.last().expect("a layer"), step, ANY)?;
-            bytes += next.len() as u64 * entry_bytes::<K>();
+            bytes += next.len() as u64 * entry_bytes::<K, C>();
             states += next.len() as u64;
             let to_disk = || {
                 fail::fail_point!("sample-shared-disk", |_| true);
@@ -1019,6 +1178,8 @@ impl<K: Key> Meet<K> {
             // was 16 GiB resident with 7.7 GiB of tables so)
             self.relieve();
         }
+        shared.spare();
+        self.relieve();
         Ok((shared, states))
     }
 
@@ -1026,35 +1187,52 @@ impl<K: Key> Meet<K> {
     /// each with the sum of its predecessors' counts: in buckets by the state's hash, sorted
     /// within each (an order fixed by the states alone, whatever the threads: the draws read
     /// layers in order), each bucket sorted and summed on its own thread.
-    fn child(&self, layer: &Table<K>, step: &Step<K>, digit: usize) -> Result<Table<K>, String> {
+    fn child(
+        &self,
+        layer: &Table<K, C>,
+        step: &Step<K>,
+        digit: usize,
+    ) -> Result<Table<K, C>, String> {
         self.child_kept(layer, step, digit, &|_| true)
     }
 
     /// [`Meet::child`] of the states `keep` keeps. The successors before they are summed take
     /// most of the memory (several times the table they sum to: 8x8 open's shared walk passed
-    /// 24 GiB so): past an eighth of the bound they are made in groups of buckets, the whole
-    /// layer expanded again for each group and only its buckets kept, which gives the same
-    /// table in the same order.
+    /// 24 GiB so): past an eighth of the bound, or of half the room the process leaves (its
+    /// resident size, the table made and the bound's margin aside), at least 64 MiB, they are
+    /// made in groups of buckets, the whole layer expanded again for each group and only its
+    /// buckets kept, which gives the same table in the same order.
     fn child_kept(
         &self,
-        layer: &Table<K>,
+        layer: &Table<K, C>,
         step: &Step<K>,
         digit: usize,
         keep: &(dyn Fn(K) -> bool + Sync),
-    ) -> Result<Table<K>, String> {
+    ) -> Result<Table<K, C>, String> {
         const BUCKETS: usize = 256;
         const CHUNK: usize = 1 << 14;
         let closed = self.closed;
         let bucket = |t: K| (t.hash64() >> 56) as usize;
         let budget = || -> u64 {
             fail::fail_point!("sample-child-groups", |_| 1 << 10);
-            (self.max_memory / 8).max(1 << 26)
+            let bound = self.max_memory;
+            // the table made taken as large as the one it is made from
+            let made = layer.len() as u64 * entry_bytes::<K, C>();
+            let room = bound.saturating_sub(crate::engine::needed(bound, made));
+            (bound / 8).min(room / 2).max(1 << 26)
         };
         let budget = budget();
+        let narrow_full = || {
+            fail::fail_point!("sample-narrow-full", |_| C::BYTES == 8);
+            false
+        };
+        if narrow_full() {
+            return Err(too_big::<C>());
+        }
         // the successors before they are summed, where counted: room for the table at once
         let mut most = 0usize;
         let groups: Vec<std::ops::Range<usize>> =
-            if layer.len() as u64 * entry_bytes::<K>() * 8 <= budget {
+            if layer.len() as u64 * entry_bytes::<K, C>() * 8 <= budget {
                 std::iter::once(0..BUCKETS).collect()
             } else {
                 // how many successors each bucket gets, then groups of buckets within the budget
@@ -1062,8 +1240,8 @@ impl<K: Key> Meet<K> {
                     .par_chunks(CHUNK)
                     .map(|chunk| {
                         let mut v = vec![0u64; BUCKETS];
-                        for &(k, _) in chunk {
-                            expand_digit(k, step, closed, digit, |t| {
+                        for e in chunk {
+                            expand_digit(e.key(), step, closed, digit, |t| {
                                 if keep(t) {
                                     v[bucket(t)] += 1;
                                 }
@@ -1081,7 +1259,7 @@ impl<K: Key> Meet<K> {
                 let mut groups = Vec::new();
                 let (mut from, mut bytes) = (0, 0);
                 for (b, &n) in sizes.iter().enumerate() {
-                    let more = n * entry_bytes::<K>();
+                    let more = n * entry_bytes::<K, C>();
                     if b > from && bytes + more > budget {
                         groups.push(from..b);
                         (from, bytes) = (b, 0);
@@ -1098,17 +1276,18 @@ impl<K: Key> Meet<K> {
         // groups and their copy at once were twice the table (8x8 closed's tables under 1G
         // took 1.02 GiB so)
         let groups_n = groups.len();
-        let mut out: Table<K> = Vec::with_capacity(most);
+        let mut out: Table<K, C> = Vec::with_capacity(most);
         for g in groups {
-            let parts: Vec<Vec<Vec<(K, u128)>>> = layer
+            let parts: Vec<Vec<Table<K, C>>> = layer
                 .par_chunks(CHUNK)
                 .map(|chunk| {
-                    let mut v: Vec<Vec<(K, u128)>> = vec![Vec::new(); g.len()];
-                    for &(k, c) in chunk {
-                        expand_digit(k, step, closed, digit, |t| {
+                    let mut v: Vec<Table<K, C>> = vec![Vec::new(); g.len()];
+                    for e in chunk {
+                        let c = e.raw();
+                        expand_digit(e.key(), step, closed, digit, |t| {
                             let b = bucket(t);
                             if g.contains(&b) && keep(t) {
-                                v[b - g.start].push((t, c));
+                                v[b - g.start].push(Entry::new(t, c));
                             }
                         });
                     }
@@ -1116,29 +1295,27 @@ impl<K: Key> Meet<K> {
                 })
                 .collect();
             // by bucket, each bucket's pieces let go as they are gathered
-            let mut by_bucket: Vec<Vec<Vec<(K, u128)>>> = vec![Vec::new(); g.len()];
+            let mut by_bucket: Vec<Vec<Table<K, C>>> = vec![Vec::new(); g.len()];
             for chunk in parts {
                 for (b, piece) in chunk.into_iter().enumerate() {
                     by_bucket[b].push(piece);
                 }
             }
-            let buckets: Vec<Result<Table<K>, String>> = by_bucket
+            let buckets: Vec<Result<Table<K, C>, String>> = by_bucket
                 .into_par_iter()
                 .map(|pieces| {
-                    let mut all: Vec<(K, u128)> =
+                    let mut all: Table<K, C> =
                         Vec::with_capacity(pieces.iter().map(Vec::len).sum());
                     for p in pieces {
                         all.extend_from_slice(&p);
                     }
-                    all.sort_unstable_by_key(|e| e.0);
+                    all.sort_unstable_by_key(Entry::key);
                     // equal states summed in place
                     let mut w = 0;
                     for r in 0..all.len() {
-                        if w > 0 && all[w - 1].0 == all[r].0 {
-                            all[w - 1].1 = all[w - 1]
-                                .1
-                                .checked_add(all[r].1)
-                                .ok_or("a count past 128 bits")?;
+                        if w > 0 && all[w - 1].key() == all[r].key() {
+                            let sum = all[w - 1].raw().checked_add(all[r].raw());
+                            all[w - 1].set(sum.ok_or_else(too_big::<C>)?);
                         } else {
                             all[w] = all[r];
                             w += 1;
@@ -1149,7 +1326,7 @@ impl<K: Key> Meet<K> {
                     Ok(all)
                 })
                 .collect();
-            let mut tables: Vec<Table<K>> = Vec::with_capacity(buckets.len());
+            let mut tables: Vec<Table<K, C>> = Vec::with_capacity(buckets.len());
             for b in buckets {
                 tables.push(b?);
             }
@@ -1177,26 +1354,27 @@ impl<K: Key> Meet<K> {
     }
 
     /// The true table of the merged `t`: each state and its image, half the count each.
-    fn unmerged(&self, t: usize) -> Result<Table<K>, String> {
+    fn unmerged(&self, t: usize) -> Result<Table<K, C>, String> {
         let (perm, width) = self.mirror_at(t);
         let merged = self.shared.layer(t)?;
         // made in a table of its own size (a parallel collect of unknown length gathered
         // pieces, then copied them: twice 8x8 closed's right root of 256 MiB)
         let images = merged
             .par_iter()
-            .filter(|&&(k, _)| perm.apply(k, width) != k)
+            .filter(|e| perm.apply(e.key(), width) != e.key())
             .count();
-        let mut out: Table<K> = Vec::with_capacity(merged.len() + images);
-        for &(k, c) in merged.iter() {
+        let mut out: Table<K, C> = Vec::with_capacity(merged.len() + images);
+        for &e in merged.iter() {
+            let (k, c) = (e.key(), e.raw());
             let m = perm.apply(k, width);
             if m == k {
-                out.push((k, c));
+                out.push(e);
             } else {
-                out.extend([(k, c / 2), (m, c / 2)]);
+                out.extend([Entry::new(k, c.half()), Entry::new(m, c.half())]);
             }
         }
         drop(merged);
-        out.par_sort_unstable_by_key(|e| e.0);
+        out.par_sort_unstable_by_key(Entry::key);
         Ok(out)
     }
 
@@ -1221,7 +1399,7 @@ impl<K: Key> Meet<K> {
         &self,
         samples: &mut [Sample<K>],
         who: &[(usize, usize)],
-        layer: &Table<K>,
+        layer: &Table<K, C>,
         step: &Step<K>,
         sq: u32,
         merge: bool,
@@ -1258,7 +1436,8 @@ impl<K: Key> Meet<K> {
             .enumerate()
             .flat_map_iter(|(ci, chunk)| {
                 let mut v = Vec::new();
-                for (i, &(k, _)) in chunk.iter().enumerate() {
+                for (i, e) in chunk.iter().enumerate() {
+                    let k = e.key();
                     if !may_lead(k) {
                         continue;
                     }
@@ -1290,7 +1469,10 @@ impl<K: Key> Meet<K> {
                 .binary_search(&walker.key)
                 .expect("a target of its own");
             let cands = &by[ti];
-            let sum: u128 = cands.iter().map(|&(i, _, _)| layer[i as usize].1).sum();
+            let sum: u128 = cands
+                .iter()
+                .map(|&(i, _, _)| layer[i as usize].count())
+                .sum();
             if sum == 0 {
                 return Err(format!(
                     "a state of the tables of {} has no predecessor: the tables cannot be trusted (a fault of the program; please report it)",
@@ -1298,15 +1480,15 @@ impl<K: Key> Meet<K> {
                 ));
             }
             let u = below_u128(&mut sample.rng, sum);
-            let &(i, choice, flipped) =
-                at_rank(cands, u, |&&(i, _, _)| layer[i as usize].1).expect("a draw below the sum");
+            let &(i, choice, flipped) = at_rank(cands, u, |&&(i, _, _)| layer[i as usize].count())
+                .expect("a draw below the sum");
             let flip = walker.flip ^ flipped;
             for &b in choice.edges.iter().filter(|&&b| b > 0) {
                 let (a, z) = (self.place(d, sq, flip), self.place(d, sq - b, flip));
                 sample.edges.push((a, z));
             }
             sample.side[d] = Walker {
-                key: layer[i as usize].0,
+                key: layer[i as usize].key(),
                 flip,
             };
         }
@@ -1322,10 +1504,12 @@ impl<K: Key> Meet<K> {
         // the nodes on the way to the current leaf: crossing and right tables by depth (the
         // right's only to the end of its column), in memory or, past a quarter of the bound,
         // in files with the deepest of each side in memory too
-        let mut xs: Kept<K> = Kept::new();
-        let mut ys: Kept<K> = Kept::from_store(self.nodes.clone());
-        xs.push(x0, false)?;
-        ys.push(y0, false)?;
+        let mut xs: Kept<K, C> = Kept::new();
+        let mut ys: Kept<K, C> = Kept::from_store(self.nodes.clone());
+        let full = self.path_full(&xs, &ys, x0.len());
+        xs.push(x0, full)?;
+        let full = self.path_full(&xs, &ys, y0.len());
+        ys.push(y0, full)?;
         let mut path: Vec<u8> = Vec::new();
         // samples waiting at a node, by depth, for each side
         let mut wait: [Vec<Vec<usize>>; 2] = [vec![Vec::new(); m + 1], vec![Vec::new(); w + 1]];
@@ -1375,13 +1559,13 @@ impl<K: Key> Meet<K> {
             let (xnode, ynode) = (deepest(&xs), deepest(&ys));
             // a third of the bound: the tables a step makes, the join's and the allocator's
             // slack take the rest (a half took 8x8 closed under 1G to 1.02 GiB resident)
-            let room = (self.max_memory / 3).saturating_sub(path_states * entry_bytes::<K>());
+            let room = (self.max_memory / 3).saturating_sub(path_states * entry_bytes::<K, C>());
             let jy = j.min(w);
-            let mut yl: Kept<K> = Kept::new();
+            let mut yl: Kept<K, C> = Kept::new();
             for i in jy..w {
                 let from = yl.last().unwrap_or(ynode);
                 let next = self.child(from, &self.ysteps[i], ANY)?;
-                let full = (yl.held() + next.len() as u64) * entry_bytes::<K>() > room / 2;
+                let full = (yl.held() + next.len() as u64) * entry_bytes::<K, C>() > room / 2;
                 yl.push(next, full)?;
             }
             // the right's states indexed for the join once (`None` where a count passes a
@@ -1394,15 +1578,16 @@ impl<K: Key> Meet<K> {
             let index = if pairwise() {
                 None
             } else {
-                SampleJoin::new(yend, &self.right_b, self.closed)
+                SampleJoin::new(yend, |e| (e.key(), e.count()), &self.right_b, self.closed)
             };
             let offered = self.prefixes(yend, index.as_ref());
-            let mut xl: Kept<K> = Kept::new();
+            let mut xl: Kept<K, C> = Kept::new();
             for (i, offers) in offered.iter().enumerate().skip(j) {
                 let from = xl.last().unwrap_or(xnode);
                 let keep = |k: K| offers.contains(&asks(k, i));
                 let next = self.child_kept(from, &self.xsteps[i], ANY, &keep)?;
-                let full = (xl.held() + yl.held() + next.len() as u64) * entry_bytes::<K>() > room;
+                let full =
+                    (xl.held() + yl.held() + next.len() as u64) * entry_bytes::<K, C>() > room;
                 xl.push(next, full)?;
             }
             self.relieve();
@@ -1441,7 +1626,7 @@ impl<K: Key> Meet<K> {
     }
 
     /// The root of `side`: the side made true, each state and its image apart.
-    fn root(&self, side: usize) -> Result<Table<K>, String> {
+    fn root(&self, side: usize) -> Result<Table<K, C>, String> {
         let (t, true_side) = if side == LEFT {
             (self.lsq, !self.true_right)
         } else {
@@ -1457,11 +1642,7 @@ impl<K: Key> Meet<K> {
     /// The right node of `digits` (its last digit the choice of step `digits.len() - 1`),
     /// child of `parent`: read where the kept nodes hold it, made otherwise (and kept).
     /// With its name where the store holds it.
-    fn right_node(
-        &self,
-        parent: &Table<K>,
-        digits: &[u8],
-    ) -> Result<(Table<K>, Option<Vec<u8>>), String> {
+    fn right_node(&self, parent: &Table<K, C>, digits: &[u8]) -> Result<Named<K, C>, String> {
         if let Some(t) = self.nodes.as_ref().and_then(|store| store.read(digits)) {
             return Ok((t, Some(digits.to_vec())));
         }
@@ -1499,8 +1680,8 @@ impl<K: Key> Meet<K> {
                 ));
             }
         }
-        let mut ys: Kept<K> = Kept::from_store(self.nodes.clone());
-        let none: Kept<K> = Kept::new();
+        let mut ys: Kept<K, C> = Kept::from_store(self.nodes.clone());
+        let none: Kept<K, C> = Kept::new();
         let mut path: Vec<u8> = Vec::new();
         let mut made = 0usize;
         for node in &missing {
@@ -1572,16 +1753,16 @@ impl<K: Key> Meet<K> {
     /// Whether the nodes above a leaf go to disk from now on: where those in memory and a new
     /// one of `next` states would pass a quarter of the bound (8x8 open's nodes, 80 million
     /// states at the right root and more below it, passed 12 GiB in memory).
-    fn path_full(&self, xs: &Kept<K>, ys: &Kept<K>, next: usize) -> bool {
+    fn path_full(&self, xs: &Kept<K, C>, ys: &Kept<K, C>, next: usize) -> bool {
         fail::fail_point!("sample-path-disk", |_| true);
-        (xs.held() + ys.held() + next as u64) * entry_bytes::<K>() > self.max_memory / 4
+        (xs.held() + ys.held() + next as u64) * entry_bytes::<K, C>() > self.max_memory / 4
     }
 
     /// An error where `states` of tables held in memory pass the memory bound (the deepest
     /// nodes of both sides, the shared walk's last layer and a leaf's walks in memory: each
     /// goes to disk past its share, but the deepest nodes stay).
     fn fits(&self, states: u64) -> Result<(), String> {
-        let bytes = states * entry_bytes::<K>();
+        let bytes = states * entry_bytes::<K, C>();
         if bytes <= self.max_memory {
             return Ok(());
         }
@@ -1596,12 +1777,12 @@ impl<K: Key> Meet<K> {
 
     /// For each crossing step `i`, the needs of boundary squares `0..=i` that some right
     /// state of `ye` meets (see [`asks`]).
-    fn prefixes(&self, ye: &Table<K>, index: Option<&SampleJoin>) -> Vec<FxHashSet<u64>> {
+    fn prefixes(&self, ye: &Table<K, C>, index: Option<&SampleJoin>) -> Vec<FxHashSet<u64>> {
         let mut classes: Vec<u64> = match index {
             Some(index) => index.classes().collect(),
             None => ye
                 .par_iter()
-                .map(|&(k, _)| right_side(&self.right_b, k).0 >> 2)
+                .map(|e| right_side(&self.right_b, e.key()).0 >> 2)
                 .collect(),
         };
         classes.sort_unstable();
@@ -1623,8 +1804,8 @@ impl<K: Key> Meet<K> {
         samples: &mut [Sample<K>],
         ids: &[usize],
         d: usize,
-        node: &Table<K>,
-        kept: &Kept<K>,
+        node: &Table<K, C>,
+        kept: &Kept<K, C>,
         steps: &[Step<K>],
         range: std::ops::Range<usize>,
         first: usize,
@@ -1647,8 +1828,8 @@ impl<K: Key> Meet<K> {
     fn up(
         &self,
         samples: &mut [Sample<K>],
-        xs: &mut Kept<K>,
-        ys: &mut Kept<K>,
+        xs: &mut Kept<K, C>,
+        ys: &mut Kept<K, C>,
         wait: &mut [Vec<Vec<usize>>; 2],
     ) -> Result<(), String> {
         let d = xs.len() - 1;
@@ -1696,8 +1877,8 @@ impl<K: Key> Meet<K> {
         samples: &mut [Sample<K>],
         mine: &[usize],
         leaf: &Leaf,
-        xe: &Table<K>,
-        ye: &Table<K>,
+        xe: &Table<K, C>,
+        ye: &Table<K, C>,
         fast: Option<&SampleJoin>,
     ) -> Result<(), String> {
         let closed = self.closed;
@@ -1705,8 +1886,8 @@ impl<K: Key> Meet<K> {
         // the right states by group, made only where there is no index (pair by pair)
         let groups = fast.is_none().then(|| {
             let mut groups: FxHashMap<u64, Vec<(u64, u32, u32)>> = FxHashMap::default();
-            for (i, &(k, _)) in ye.iter().enumerate() {
-                let (g, rm, rt) = right_side(&self.right_b, k);
+            for (i, e) in ye.iter().enumerate() {
+                let (g, rm, rt) = right_side(&self.right_b, e.key());
                 groups.entry(g).or_default().push((rm, rt, i as u32));
             }
             groups
@@ -1723,19 +1904,20 @@ impl<K: Key> Meet<K> {
             groups.get(&g).map_or(Vec::new(), |rows| {
                 rows.iter()
                     .filter(|&&(rm, rt, _)| pair_joins((lm, lt, ends), (rm, rt), closed))
-                    .map(|&(_, _, i)| (i as usize, ye[i as usize].1))
+                    .map(|&(_, _, i)| (i as usize, ye[i as usize].count()))
                     .collect()
             })
         };
         let sums: Vec<u128> = match fast {
-            Some(index) => index.sums(xe, &self.left_b),
+            Some(index) => index.sums(xe, Entry::key, &self.left_b),
             None => xe
                 .par_iter()
-                .map(|&(k, _)| joining(k).iter().map(|&(_, c)| c).sum())
+                .map(|e| joining(e.key()).iter().map(|&(_, c)| c).sum())
                 .collect(),
         };
         let mut sum = 0u128;
-        for (s, &(_, c)) in sums.iter().zip(xe) {
+        for (s, e) in sums.iter().zip(xe) {
+            let c = e.count();
             sum = sum
                 .checked_add(s.checked_mul(c).ok_or("a count past 128 bits")?)
                 .ok_or("a count past 128 bits")?;
@@ -1750,11 +1932,11 @@ impl<K: Key> Meet<K> {
         let mut before = 0u128;
         for &s in mine {
             let r = samples[s].rank - leaf.start;
-            while before + sums[xi] * xe[xi].1 <= r {
-                before += sums[xi] * xe[xi].1;
+            while before + sums[xi] * xe[xi].count() <= r {
+                before += sums[xi] * xe[xi].count();
                 xi += 1;
             }
-            let (k, c) = xe[xi];
+            let (k, c) = (xe[xi].key(), xe[xi].count());
             let yr = (r - before) / c;
             let joins = joining(k);
             let &(yi, _) =
@@ -1764,7 +1946,7 @@ impl<K: Key> Meet<K> {
                 flip: false,
             };
             samples[s].side[RIGHT] = Walker {
-                key: ye[yi].0,
+                key: ye[yi].key(),
                 flip: false,
             };
         }
@@ -1854,7 +2036,7 @@ impl<K: Key> Meet<K> {
     }
 }
 
-impl<K: Key> Batch for Meet<K> {
+impl<K: Key, C: Count> Batch for Meet<K, C> {
     fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
         let mut samples: Vec<Sample<K>> = (0..n)
             .map(|j| {
@@ -1905,10 +2087,10 @@ mod tests {
     fn kept_nodes_read_back_from_their_store() {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(NodeStore::open(dir.path(), 9, 8, None).unwrap());
-        let layer = |n: u64, len: u64| -> Table<u64> {
-            (0..len).map(|i| (i * 5 + n, u128::from(i + n))).collect()
+        let layer = |n: u64, len: u64| -> Table<u64, u64> {
+            (0..len).map(|i| Entry::new(i * 5 + n, i + n)).collect()
         };
-        let layers: Vec<Table<u64>> = (0..5).map(|n| layer(n, 2000 + 100 * n)).collect();
+        let layers: Vec<Table<u64, u64>> = (0..5).map(|n| layer(n, 2000 + 100 * n)).collect();
         // layers 1 and 3 are nodes [1] and [1, 0] of the store
         let names = [None, Some(vec![1]), None, Some(vec![1, 0]), None];
         for (l, name) in layers.iter().zip(&names) {
@@ -1916,13 +2098,13 @@ mod tests {
                 assert!(store.write(name, l));
             }
         }
-        let mut kept: Kept<u64> = Kept::from_store(Some(store));
+        let mut kept: Kept<u64, u64> = Kept::from_store(Some(store));
         for (i, (l, name)) in layers.iter().zip(&names).enumerate() {
             kept.push_named(l.clone(), i >= 2, name.clone()).unwrap();
         }
-        let file = |k: &Kept<u64>| k.disk.as_ref().unwrap().file.metadata().unwrap().len();
+        let file = |k: &Kept<u64, u64>| k.disk.as_ref().unwrap().file.metadata().unwrap().len();
         let written = [0, 2, 4].map(|t| layers[t].len()).iter().sum::<usize>();
-        assert_eq!(file(&kept), (written * disk_entry::<u64>()) as u64);
+        assert_eq!(file(&kept), (written * disk_entry::<u64, u64>()) as u64);
         for (t, l) in layers.iter().enumerate() {
             assert!(*kept.layer(t).unwrap() == *l, "layer {t}");
         }
@@ -1930,7 +2112,10 @@ mod tests {
             kept.pop().unwrap();
             assert!(kept.last().unwrap() == &layers[n - 1], "after a pop to {n}");
         }
-        assert_eq!(file(&kept), (layers[0].len() * disk_entry::<u64>()) as u64);
+        assert_eq!(
+            file(&kept),
+            (layers[0].len() * disk_entry::<u64, u64>()) as u64
+        );
     }
 
     /// Layers kept read back as they went in, in memory or from a file (layers past the part a
@@ -1938,17 +2123,17 @@ mod tests {
     /// again, its bytes given back.
     #[test]
     fn kept_layers_read_back_and_pop_in_memory_and_on_disk() {
-        let layers: Vec<Table<u64>> = [3, 1000, 150_000, 0, 70_000]
+        let layers: Vec<Table<u64, u128>> = [3, 1000, 150_000, 0, 70_000]
             .iter()
             .enumerate()
             .map(|(n, &len)| {
                 (0..len as u64)
-                    .map(|i| (i * 7 + n as u64, (u128::from(i) << 70) | n as u128))
+                    .map(|i| Entry::new(i * 7 + n as u64, (u128::from(i) << 70) | n as u128))
                     .collect()
             })
             .collect();
         for disk_from in [None, Some(0), Some(2)] {
-            let mut kept: Kept<u64> = Kept::new();
+            let mut kept: Kept<u64, u128> = Kept::new();
             for (i, l) in layers.iter().enumerate() {
                 kept.push(l.clone(), disk_from.is_some_and(|d| i >= d))
                     .unwrap();
@@ -1963,7 +2148,7 @@ mod tests {
                 assert!(kept.last().unwrap() == &layers[n - 1], "after a pop to {n}");
                 if let Some(d) = &kept.disk {
                     let bytes: usize =
-                        layers[..n].iter().map(Vec::len).sum::<usize>() * disk_entry::<u64>();
+                        layers[..n].iter().map(Vec::len).sum::<usize>() * disk_entry::<u64, u128>();
                     assert_eq!(d.file.metadata().unwrap().len(), bytes as u64);
                     assert_eq!(kept.held(), layers[n - 1].len() as u64);
                 }
@@ -1976,7 +2161,8 @@ mod tests {
                 assert!(*kept.layer(t).unwrap() == **l, "layer {t} pushed again");
             }
             if let Some(d) = &kept.disk {
-                let bytes: usize = now.iter().map(|l| l.len()).sum::<usize>() * disk_entry::<u64>();
+                let bytes: usize =
+                    now.iter().map(|l| l.len()).sum::<usize>() * disk_entry::<u64, u128>();
                 assert_eq!(d.file.metadata().unwrap().len(), bytes as u64);
             }
         }

@@ -15,6 +15,7 @@
 
 pub mod chain;
 mod dfs;
+mod entry;
 mod layers;
 mod meet;
 mod nodes;

@@ -25,6 +25,8 @@ use rayon::prelude::*;
 use crate::count::report::human_bytes;
 use crate::frontier::state::Key;
 
+use super::entry::{Count, Entry};
+
 /// The first bytes of a node file.
 const MAGIC: &[u8; 8] = b"KNNODE01";
 
@@ -197,8 +199,13 @@ impl NodeStore {
     /// its check (it is made again then, and written over). Read a part at a time into one
     /// small buffer and decoded from it (a buffer of the whole file, fresh pages each node,
     /// cost 8x8 closed's batches a tenth of their time in the system clearing them).
-    pub(crate) fn read<K: Key>(&self, digits: &[u8]) -> Option<Vec<(K, u128)>> {
+    /// A node with counts of two words reads as `None` into counts of one (made again, the
+    /// run finds a count past the word).
+    pub(crate) fn read<K: Key, C: Count>(&self, digits: &[u8]) -> Option<Vec<Entry<K, C>>> {
         let (mut f, h, _) = self.open_node(digits)?;
+        if usize::from(h.limbs) * 8 > C::BYTES {
+            return None;
+        }
         let e = self.entry(h.limbs);
         let states = usize::try_from(h.states).ok()?;
         let mut crc = h.checking();
@@ -209,12 +216,13 @@ impl NodeStore {
             key[..kb].copy_from_slice(&b[..kb]);
             let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
             let hi = if wide { word(kb + 8) } else { 0 };
-            (
+            let c = u128::from(word(kb)) | (u128::from(hi) << 64);
+            Entry::new(
                 K::read(&key, kb),
-                u128::from(word(kb)) | (u128::from(hi) << 64),
+                C::new(c).expect("a count of the node's words"),
             )
         };
-        let mut out: Vec<(K, u128)> = Vec::with_capacity(states);
+        let mut out: Vec<Entry<K, C>> = Vec::with_capacity(states);
         let mut part = vec![0u8; READ_PART / e * e];
         while out.len() < states {
             let n = (states - out.len()).min(part.len() / e);
@@ -230,11 +238,11 @@ impl NodeStore {
     /// A write that fails, or a disk with less than a node and a reserve free, stops the
     /// writing for the rest of the run, said once: the sampler goes on making its nodes.
     /// Whether it was written.
-    pub(crate) fn write<K: Key>(&self, digits: &[u8], table: &[(K, u128)]) -> bool {
+    pub(crate) fn write<K: Key, C: Count>(&self, digits: &[u8], table: &[Entry<K, C>]) -> bool {
         if !self.writing.load(Ordering::Relaxed) {
             return false;
         }
-        let limbs: u8 = if table.par_iter().all(|e| e.1 >> 64 == 0) {
+        let limbs: u8 = if C::BYTES == 8 || table.par_iter().all(|e| e.count() >> 64 == 0) {
             1
         } else {
             2
@@ -245,7 +253,8 @@ impl NodeStore {
         bytes[HEADER..]
             .par_chunks_exact_mut(e)
             .zip(table.par_iter())
-            .for_each(|(out, &(k, c))| {
+            .for_each(|(out, e)| {
+                let (k, c) = (e.key(), e.count());
                 let mut key = [0u8; 16];
                 k.write(&mut key);
                 out[..kb].copy_from_slice(&key[..kb]);
@@ -322,11 +331,11 @@ impl NodeStore {
 mod tests {
     use super::*;
 
-    fn table<K: Key>(n: usize, wide: bool, key: impl Fn(usize) -> K) -> Vec<(K, u128)> {
+    fn table<K: Key>(n: usize, wide: bool, key: impl Fn(usize) -> K) -> Vec<Entry<K, u128>> {
         (0..n)
             .map(|i| {
                 let c = 1 + i as u128 * 7919;
-                (key(i), if wide && i % 3 == 0 { c << 70 } else { c })
+                Entry::new(key(i), if wide && i % 3 == 0 { c << 70 } else { c })
             })
             .collect()
     }
@@ -342,27 +351,39 @@ mod tests {
         let wide = table::<u128>(3000, true, |i| (i as u128) << 60);
         store.write(&[0, 2], &narrow);
         store.write(&[1], &wide);
-        store.write(&[2, 2, 1], &Vec::<(u128, u128)>::new());
+        store.write(&[2, 2, 1], &Vec::<Entry<u128, u128>>::new());
         assert!(store.writing());
-        assert_eq!(store.read::<u128>(&[0, 2]), Some(narrow.clone()));
-        assert_eq!(store.read::<u128>(&[1]), Some(wide));
-        assert_eq!(store.read::<u128>(&[2, 2, 1]), Some(Vec::new()));
+        assert_eq!(store.read::<u128, u128>(&[0, 2]), Some(narrow.clone()));
+        assert_eq!(store.read::<u128, u128>(&[1]), Some(wide));
+        assert_eq!(store.read::<u128, u128>(&[2, 2, 1]), Some(Vec::new()));
         // one word a count where they fit: 9 + 8 bytes a state
         assert_eq!(store.present(&[0, 2]), Some(HEADER as u64 + 5000 * 17));
         assert_eq!(store.present(&[1]), Some(HEADER as u64 + 3000 * 25));
-        assert_eq!(store.read::<u128>(&[2, 0]), None);
+        assert_eq!(store.read::<u128, u128>(&[2, 0]), None);
+        // read into one-word counts: the node of one-word counts as it was, the other not at
+        // all; and written from one-word counts, the same file
+        let one = |t: &[Entry<u128, u128>]| -> Vec<Entry<u128, u64>> {
+            t.iter()
+                .map(|e| Entry::new(e.key(), u64::new(e.count()).unwrap()))
+                .collect()
+        };
+        assert_eq!(store.read::<u128, u64>(&[0, 2]), Some(one(&narrow)));
+        assert_eq!(store.read::<u128, u64>(&[1]), None);
+        let before = std::fs::read(store.path(&[0, 2])).unwrap();
+        store.write(&[0, 2], &one(&narrow));
+        assert_eq!(std::fs::read(store.path(&[0, 2])).unwrap(), before);
         // the file of node [0, 2] under the name of [0, 1]: its header names [0, 2]
         std::fs::copy(store.path(&[0, 2]), store.path(&[0, 1])).unwrap();
-        assert_eq!(store.read::<u128>(&[0, 1]), None);
+        assert_eq!(store.read::<u128, u128>(&[0, 1]), None);
         let other = NodeStore::open(dir.path(), 0xbeef, 9, None).unwrap();
-        assert_eq!(other.read::<u128>(&[0, 2]), None);
+        assert_eq!(other.read::<u128, u128>(&[0, 2]), None);
         let window = NodeStore::open(dir.path(), 0xfeed, 8, None).unwrap();
-        assert_eq!(window.read::<u128>(&[0, 2]), None);
+        assert_eq!(window.read::<u128, u128>(&[0, 2]), None);
         // keys of a u64 window
         let small = NodeStore::open(dir.path(), 7, 7, None).unwrap();
         let t = table::<u64>(1000, false, |i| i as u64 * 0x0123_4567 % (1 << 56));
         small.write(&[2], &t);
-        assert_eq!(small.read::<u64>(&[2]), Some(t));
+        assert_eq!(small.read::<u64, u128>(&[2]), Some(t));
     }
 
     /// Every single damage of a node file (cut at any byte, any bit flipped, ...) reads as
@@ -379,7 +400,7 @@ mod tests {
         assert!(variants.len() > 5000, "{}", variants.len());
         for v in variants {
             std::fs::write(&path, &v).unwrap();
-            match store.read::<u64>(&[1, 0]) {
+            match store.read::<u64, u128>(&[1, 0]) {
                 None => {}
                 Some(read) => assert_eq!(read, t, "a damaged file read as another table"),
             }

@@ -599,34 +599,62 @@ fn meet_sampler_is_uniform_over_every_tour() {
 
 /// `--tables meet` from the command line: the same seed gives the same tours on one thread and
 /// two, and the shared walk's layers read back from a file (sent there by a fail point, as a
-/// small `--max-memory` would), with every leaf joined pair by pair, give those same tours.
+/// small `--max-memory` would), with every leaf joined pair by pair, give those same tours; so
+/// do tables of two-word counts, made so from the start, or again in the middle of the batch
+/// where a one-word count passes its word (made to, by a fail point).
 #[test]
 fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
-    let run = |threads: &str, disk: bool| {
+    let run = |threads: &str, points: Option<&str>| {
         let mut cmd = knights();
         cmd.args([
             "sample", "6x6", "--closed", "--tables", "meet", "--method", "exact",
         ])
         .args(["-n", "40", "--format", "moves", "-s", "7", "-j", threads]);
-        if disk {
-            // the shared layers and the nodes above a leaf on disk, every table made in
-            // groups of buckets (as large ones are, each group expanded again from the whole
-            // layer), and every leaf joined pair by pair (as where a count passes a word)
-            cmd.env(
-                knights::failpoint::ENV,
-                "sample-shared-disk=return;sample-child-groups=return;sample-path-disk=return;sample-join-pairwise=return",
-            );
+        if let Some(points) = points {
+            cmd.env(knights::failpoint::ENV, points);
         }
         let o = cmd.assert().success();
         let err = String::from_utf8(o.get_output().stderr.clone()).unwrap();
         assert!(err.contains("met in the middle"), "{err}");
-        assert_eq!(err.contains("on disk"), disk, "{err}");
-        o.get_output().stdout.clone()
+        (o.get_output().stdout.clone(), err)
     };
-    let one = run("1", false);
+    let (one, err) = run("1", None);
     assert_eq!(String::from_utf8_lossy(&one).lines().count(), 40);
-    assert_eq!(one, run("2", false));
-    assert_eq!(one, run("2", true));
+    assert!(err.contains("counts of 64 bits, 16 bytes a state"), "{err}");
+    assert!(!err.contains("on disk"), "{err}");
+    assert_eq!(one, run("2", None).0);
+    // the shared layers and the nodes above a leaf on disk, every table made in groups of
+    // buckets (as large ones are, each group expanded again from the whole layer), and every
+    // leaf joined pair by pair (as where a count passes a word)
+    let (disk, err) = run(
+        "2",
+        Some(
+            "sample-shared-disk=return;sample-child-groups=return;sample-path-disk=return;sample-join-pairwise=return",
+        ),
+    );
+    assert!(err.contains("on disk"), "{err}");
+    assert_eq!(one, disk);
+    // a count past the word from the first table (the setup made with two-word counts), and
+    // at the 25th, in the batch (the setup said one-word: the shared walk makes 18 tables)
+    for (point, setup) in [
+        (
+            "sample-narrow-full=return",
+            "counts of 128 bits, 24 bytes a state",
+        ),
+        (
+            "sample-narrow-full=24*off->return",
+            "counts of 64 bits, 16 bytes a state",
+        ),
+    ] {
+        let (wide, err) = run("2", Some(point));
+        assert!(
+            err.contains("passes 64 bits: they are made again with counts of 128 bits"),
+            "{point}: {err}"
+        );
+        assert!(err.contains("the shared walk's 19 layers"), "{err}");
+        assert!(err.contains(setup), "{point}: {err}");
+        assert_eq!(one, wide, "{point}");
+    }
 }
 
 /// `--leaves FILE`: the first run counts and writes the count's leaves, a second reads them
