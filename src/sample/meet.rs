@@ -713,7 +713,7 @@ impl<K: Key> Widening<K> {
     fn new(again: Again) -> Result<Widening<K>, String> {
         let now = match again.make::<K, u64>() {
             Ok(m) => Counts::Narrow(m),
-            Err(e) if e == WIDER => Counts::Wide(Widening::<K>::wider(&again)?),
+            Err(e) if e == WIDER => Counts::Wide(Widening::<K>::wider(&again, "")?),
             Err(e) => return Err(e),
         };
         Ok(Widening {
@@ -723,11 +723,12 @@ impl<K: Key> Widening<K> {
         })
     }
 
-    /// The sampler of two-word counts, said.
-    fn wider(again: &Again) -> Result<Meet<K, u128>, String> {
+    /// The sampler of two-word counts, said (`when`: where the count passed, after "passes 64
+    /// bits").
+    fn wider(again: &Again, when: &str) -> Result<Meet<K, u128>, String> {
         if let Some(tell) = again.req.tell {
             tell(&format!(
-                "a count of {}'s tables passes 64 bits: they are made again with counts of 128 bits ({} bytes a state where they took {})",
+                "a count of {}'s tables passes 64 bits{when}: they are made again with counts of 128 bits ({} bytes a state where they took {})",
                 again.board,
                 entry_bytes::<K, u128>(),
                 entry_bytes::<K, u64>()
@@ -751,7 +752,10 @@ impl<K: Key> Batch for Widening<K> {
                 Err(e) if e == WIDER => {
                     // the narrow tables let go before the wide are made
                     *now = None;
-                    *now = Some(Counts::Wide(Widening::<K>::wider(&self.again)?));
+                    *now = Some(Counts::Wide(Widening::<K>::wider(
+                        &self.again,
+                        " in the batch, which is drawn again",
+                    )?));
                 }
                 done => return done,
             }

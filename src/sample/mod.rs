@@ -482,7 +482,16 @@ impl Sampler {
                     (l.unrank(&r, coin), coin)
                 })
                 .collect(),
-            Engine::Meet(b) => b.draw(seed, first, n).map_err(SampleError::OutOfReach)?,
+            Engine::Meet(b) => {
+                let before = b.describe();
+                let drawn = b.draw(seed, first, n).map_err(SampleError::OutOfReach)?;
+                // a sampler made again in the batch (counts past a word) says so in the summary
+                let after = b.describe();
+                if after != before {
+                    self.how = self.how.replace(&before, &after);
+                }
+                drawn
+            }
             Engine::Chain {
                 chains,
                 moves,

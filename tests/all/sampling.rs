@@ -634,25 +634,24 @@ fn meet_sampler_draws_the_same_tours_on_any_threads_and_from_disk() {
     );
     assert!(err.contains("on disk"), "{err}");
     assert_eq!(one, disk);
-    // a count past the word from the first table (the setup made with two-word counts), and
-    // at the 25th, in the batch (the setup said one-word: the shared walk makes 18 tables)
-    for (point, setup) in [
-        (
-            "sample-narrow-full=return",
-            "counts of 128 bits, 24 bytes a state",
-        ),
+    // a count past the word from the first table, and at the 25th, in the batch (the shared
+    // walk makes 18 tables): the summary says the counts the tours were drawn with
+    for (point, when) in [
+        ("sample-narrow-full=return", "passes 64 bits: they"),
         (
             "sample-narrow-full=24*off->return",
-            "counts of 64 bits, 16 bytes a state",
+            "passes 64 bits in the batch, which is drawn again: they",
         ),
     ] {
         let (wide, err) = run("2", Some(point));
-        assert!(
-            err.contains("passes 64 bits: they are made again with counts of 128 bits"),
-            "{point}: {err}"
-        );
+        assert!(err.contains(when), "{point}: {err}");
+        assert!(err.contains("made again with counts of 128 bits"), "{err}");
         assert!(err.contains("the shared walk's 19 layers"), "{err}");
-        assert!(err.contains(setup), "{point}: {err}");
+        assert!(
+            err.contains("counts of 128 bits, 24 bytes a state"),
+            "{err}"
+        );
+        assert!(!err.contains("counts of 64 bits"), "{point}: {err}");
         assert_eq!(one, wide, "{point}");
     }
 }
