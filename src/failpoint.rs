@@ -26,6 +26,10 @@
 //!   the sampler makes its nodes as it needs them.
 //! - `sample-join-pairwise`: `return` makes the exact sampler join each leaf pair by pair, as it
 //!   does where a right state's count passes one word, instead of by the count's runs of a group.
+//! - `sample-narrow-full`: `return` makes a table of the exact sampler met in the middle with
+//!   one-word counts (`sample::entry`) find a count past the word as it is made (checked once a
+//!   table): the sampler is made again with two-word counts (`N*off->return`: at the table after
+//!   the Nth, in the setup or in a batch).
 
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";
