@@ -42,65 +42,43 @@ pub(crate) trait Count: Copy + Default + Eq + Debug + Send + Sync + 'static {
     fn write(self, out: &mut [u8]);
 }
 
-impl Count for u64 {
-    const BYTES: usize = 8;
+/// [`Count`] for an unsigned word type of `$bytes` bytes.
+macro_rules! count_of {
+    ($t:ty, $bytes:literal) => {
+        impl Count for $t {
+            const BYTES: usize = $bytes;
 
-    fn new(c: u128) -> Option<u64> {
-        u64::try_from(c).ok()
-    }
+            fn new(c: u128) -> Option<$t> {
+                <$t>::try_from(c).ok()
+            }
 
-    #[inline]
-    fn get(self) -> u128 {
-        u128::from(self)
-    }
+            #[inline]
+            fn get(self) -> u128 {
+                u128::from(self)
+            }
 
-    #[inline]
-    fn checked_add(self, other: u64) -> Option<u64> {
-        u64::checked_add(self, other)
-    }
+            #[inline]
+            fn checked_add(self, other: $t) -> Option<$t> {
+                <$t>::checked_add(self, other)
+            }
 
-    fn half(self) -> u64 {
-        self / 2
-    }
+            fn half(self) -> $t {
+                self / 2
+            }
 
-    fn read(bytes: &[u8]) -> u64 {
-        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
-    }
+            fn read(bytes: &[u8]) -> $t {
+                <$t>::from_le_bytes(bytes[..$bytes].try_into().expect("the count's bytes"))
+            }
 
-    fn write(self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.to_le_bytes());
-    }
+            fn write(self, out: &mut [u8]) {
+                out[..$bytes].copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
 }
 
-impl Count for u128 {
-    const BYTES: usize = 16;
-
-    fn new(c: u128) -> Option<u128> {
-        Some(c)
-    }
-
-    #[inline]
-    fn get(self) -> u128 {
-        self
-    }
-
-    #[inline]
-    fn checked_add(self, other: u128) -> Option<u128> {
-        u128::checked_add(self, other)
-    }
-
-    fn half(self) -> u128 {
-        self / 2
-    }
-
-    fn read(bytes: &[u8]) -> u128 {
-        u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes"))
-    }
-
-    fn write(self, out: &mut [u8]) {
-        out[..16].copy_from_slice(&self.to_le_bytes());
-    }
-}
+count_of!(u64, 8);
+count_of!(u128, 16);
 
 /// A state `key` and its count: packed to 8-byte alignment (its fields are read by value,
 /// never borrowed).

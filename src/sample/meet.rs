@@ -671,20 +671,6 @@ struct Again {
     nodes: Option<Arc<NodeStore>>,
 }
 
-impl Again {
-    fn make<K: Key, C: Count>(&self) -> Result<Meet<K, C>, String> {
-        Meet::new(
-            self.board,
-            self.walk.clone(),
-            &self.req,
-            self.log.clone(),
-            &self.origin,
-            self.ledger.as_ref(),
-            self.nodes.clone(),
-        )
-    }
-}
-
 /// A sampler whose tables hold one-word counts (see [`super::entry`]) until a count passes
 /// the word ([`WIDER`]): then made again with two-word counts, said on stderr, and the batch
 /// drawn again (the same tours: the draws read the counts' values alone).
@@ -711,7 +697,7 @@ impl<K: Key> Counts<K> {
 
 impl<K: Key> Widening<K> {
     fn new(again: Again) -> Result<Widening<K>, String> {
-        let now = match again.make::<K, u64>() {
+        let now = match Meet::<K, u64>::new(&again) {
             Ok(m) => Counts::Narrow(m),
             Err(e) if e == WIDER => Counts::Wide(Widening::<K>::wider(&again, "")?),
             Err(e) => return Err(e),
@@ -734,7 +720,7 @@ impl<K: Key> Widening<K> {
                 entry_bytes::<K, u64>()
             ));
         }
-        again.make::<K, u128>()
+        Meet::new(again)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Counts<K>>> {
@@ -1023,15 +1009,18 @@ impl Batch for FromLedger {
 }
 
 impl<K: Key, C: Count> Meet<K, C> {
-    fn new(
-        board: Board,
-        walk: Walk,
-        req: &Request,
-        log: MeetLeaves,
-        origin: &str,
-        ledger: Option<&Starts>,
-        nodes: Option<Arc<NodeStore>>,
-    ) -> Result<Meet<K, C>, String> {
+    /// The sampler `a` says, its shared walk made (and the nodes its store lacks, where kept).
+    fn new(a: &Again) -> Result<Meet<K, C>, String> {
+        let Again {
+            board,
+            walk,
+            req,
+            log,
+            origin,
+            ledger,
+            nodes,
+        } = a;
+        let (board, walk, ledger, nodes) = (*board, walk.clone(), ledger.as_ref(), nodes.clone());
         let (left, right, cross) = log.cut;
         let w = walk.w as usize;
         let (lsq, rq, m) = (
@@ -1058,7 +1047,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         };
         let mut start = 0u128;
         let mut leaves: Vec<Leaf> = Vec::with_capacity(log.leaves.len());
-        let mut sorted = log.leaves;
+        let mut sorted = log.leaves.clone();
         let digits = |j: usize, p: u64| -> Vec<u8> {
             (0..j)
                 .map(|i| ((p / 3u64.pow((j - 1 - i) as u32)) % 3) as u8)
