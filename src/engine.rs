@@ -466,6 +466,10 @@ pub enum RunError {
     Input(#[from] Error),
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    /// A file the count keeps while it runs (its tables past the memory bound) failed: the
+    /// machine's disk, not the request.
+    #[error(transparent)]
+    Disk(#[from] crate::durable::DiskError),
     #[error("cannot start {threads} threads: {why}")]
     Threads { threads: usize, why: String },
 }

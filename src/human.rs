@@ -60,6 +60,17 @@ pub fn human_duration(secs: f64) -> String {
     format!("{secs:.1} seconds")
 }
 
+/// Numbers as a short list: `3, 7, 12`, the first ten and how many more past them.
+#[must_use]
+pub fn list_short(items: &[usize]) -> String {
+    const SHOWN: usize = 10;
+    let mut s: Vec<String> = items.iter().take(SHOWN).map(ToString::to_string).collect();
+    if items.len() > SHOWN {
+        s.push(format!("and {} more", group_u64((items.len() - SHOWN) as u64)));
+    }
+    s.join(", ")
+}
+
 /// `s` when `n` is not 1: "1 piece", "2 pieces".
 #[must_use]
 pub const fn plural(n: u64) -> &'static str {
@@ -73,6 +84,11 @@ mod tests {
     #[test]
     fn groups_sizes_and_durations() {
         assert_eq!(group_u64(0), "0");
+        assert_eq!(list_short(&[3, 7]), "3, 7");
+        assert_eq!(
+            list_short(&(0..12).collect::<Vec<_>>()),
+            "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, and 2 more"
+        );
         assert_eq!(group_u64(1234), "1,234");
         assert_eq!(group_u64(6_637_920), "6,637,920");
         let big: BigUint = "123456789012345678901234567890".parse().unwrap();

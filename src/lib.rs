@@ -94,6 +94,7 @@ pub mod count;
 #[cfg(test)]
 mod damage;
 pub mod dfs;
+pub mod durable;
 pub mod engine;
 pub mod error;
 pub mod estimate;

@@ -5,7 +5,6 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
 
@@ -95,9 +94,6 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> 
     replace_with(path, |f| f.write_all(bytes))
 }
 
-/// Tells temporary files of one process apart.
-static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
-
 /// A file kept beside a checkpoint log (or any file): `FILE` with `suffix` appended
 /// (`FILE.lock`, `FILE.layers`, `FILE.split`, `FILE.leaves`, a temporary `FILE.tmp...`).
 #[must_use]
@@ -143,51 +139,48 @@ pub fn run_files(checkpoint: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The temporary files beside `checkpoint` (`FILE…tmp.PID.N`, of it or of any file kept beside
-/// it) whose writer is no longer alive: left by a `kill -9` between the write and the rename.
+/// The files a run that has ended left in `checkpoint`'s folder (temporaries of a write cut
+/// short by a `kill -9`, tables of a count killed while they were on disk), of any run: see
+/// [`crate::durable::stale`].
 #[must_use]
 pub fn dead_temporaries(checkpoint: &Path) -> Vec<PathBuf> {
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    kept_beside(checkpoint)
-        .into_iter()
-        .filter(|(rest, _)| {
-            let Some((_, tail)) = rest.rsplit_once(".tmp.") else {
-                return false;
-            };
-            let Some((pid, serial)) = tail.split_once('.') else {
-                return false;
-            };
-            digits(pid) && digits(serial) && pid.parse::<i32>().is_ok_and(|p| !alive(p))
-        })
-        .map(|(_, p)| p)
-        .collect()
+    crate::durable::stale(folder_of(checkpoint))
 }
 
-/// Whether process `pid` exists (a signal 0 reaches it, or it is another user's).
-fn alive(pid: i32) -> bool {
-    if pid <= 0 {
-        return true;
+/// The folder a file is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The bytes of a file's name a temporary name keeps (a name is at most 255 bytes).
+const TEMP_NAME_BYTES: usize = 120;
+
+/// A temporary name beside `path` that no other writer uses, and the claim on its folder that
+/// keeps other runs from sweeping it: `.knights-tmp.ID.N.NAME` (this run's identity, a serial
+/// number, and the name it replaces), created new so that a file of that name is never reused.
+fn temp_beside(path: &Path) -> Result<(PathBuf, File, crate::durable::Claim), io::Error> {
+    let dir = folder_of(path);
+    let claim = crate::durable::claim(dir)?;
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.len() > TEMP_NAME_BYTES {
+        let mut cut = TEMP_NAME_BYTES;
+        while !name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        name.truncate(cut);
     }
-    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-/// A temporary name beside `path` that no other writer uses: the process id and a serial number
-/// (`FILE.tmp.PID.N`), created new so that even a stale file of that name is never reused.
-fn temp_beside(path: &Path) -> Result<(PathBuf, File), io::Error> {
     loop {
-        let tmp = beside(
-            path,
-            &format!(
-                ".tmp.{}.{}",
-                std::process::id(),
-                // Relaxed: only uniqueness matters, and the increment is atomic
-                TEMP_SERIAL.fetch_add(1, Ordering::Relaxed)
-            ),
-        );
+        let tmp = dir.join(crate::durable::name(
+            "tmp",
+            &format!("{}.{name}", crate::durable::serial()),
+        ));
         match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => return Ok((tmp, f)),
+            Ok(f) => return Ok((tmp, f, claim)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
@@ -206,7 +199,7 @@ pub(crate) fn replace_with(
         path: path.into(),
         source,
     };
-    let (tmp, mut f) = temp_beside(path).map_err(|e| io("create", e))?;
+    let (tmp, mut f, _claim) = temp_beside(path).map_err(|e| io("create", e))?;
     let written = write(&mut f)
         .map_err(|e| io("write", e))
         .and_then(|()| f.sync_all().map_err(|e| io("sync", e)));
@@ -215,12 +208,8 @@ pub(crate) fn replace_with(
         let _ = fs::remove_file(&tmp);
         return Err(e);
     }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     // folders cannot be opened for syncing everywhere; where they cannot, the rename is still atomic
-    if let Ok(d) = File::open(dir) {
+    if let Ok(d) = File::open(folder_of(path)) {
         let _ = d.sync_all();
     }
     fail::fail_point!("saved");
@@ -272,7 +261,7 @@ impl CheckpointLock {
             }
             // the last holder removes the file as it finishes: if it did so after we opened it,
             // the lock is on a file nobody else will open, so take the one at the path instead
-            if same_file(&path, &file) {
+            if crate::durable::same_file(&path, &file) {
                 file.set_len(0)
                     .map_err(|e| io("write the lock file of", e))?;
                 writeln!(file, "{}", std::process::id())
@@ -348,24 +337,6 @@ impl TurnLock {
     }
 }
 
-/// Whether `path` names the open `file` (a removed or replaced file does not).
-fn same_file(path: &Path, file: &File) -> bool {
-    let (Ok(a), Ok(b)) = (fs::metadata(path), file.metadata()) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        a.dev() == b.dev() && a.ino() == b.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        // a file that is open cannot be removed there, so the path still names it
-        let _ = (a, b);
-        true
-    }
-}
-
 /// A checkpoint's error from an input check.
 fn from_input(path: &Path, e: InputError) -> CheckpointError {
     match e {
@@ -424,16 +395,25 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.ckpt");
-        let (a, _) = temp_beside(&path).unwrap();
-        let (b, _) = temp_beside(&path).unwrap();
+        let (a, _, claim) = temp_beside(&path).unwrap();
+        let (b, _, _) = temp_beside(&path).unwrap();
         assert_ne!(a, b);
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
-            a.to_string_lossy()
-                .contains(&format!(".tmp.{}.", std::process::id()))
+            name.starts_with(&format!(".knights-tmp.{}.", crate::durable::run_id()))
+                && name.ends_with(".run.ckpt"),
+            "{name}"
         );
         replace(&path, b"x").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"x");
-        // only the checkpoint and the two names taken above: replace leaves no temporary behind
+        // the checkpoint, the two names taken above and the folder's lock while they are
+        // claimed: replace leaves no temporary behind
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 4);
+        drop(claim);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+        // a name too long for a temporary's is cut (a name is at most 255 bytes)
+        let long = dir.path().join("é".repeat(120));
+        replace(&long, b"y").unwrap();
+        assert_eq!(fs::read(&long).unwrap(), b"y");
     }
 }

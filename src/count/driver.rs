@@ -426,11 +426,18 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         .as_deref()
         .map(CheckpointLock::acquire)
         .transpose()?;
-    if let Some(path) = &job.checkpoint {
-        // under the lock: the temporary files of a writer killed mid-way are of no use now
-        for f in crate::store::dead_temporaries(path) {
-            let _ = std::fs::remove_file(f);
-        }
+    // before anything that may refuse the run: the files runs that ended left beside the
+    // checkpoint and in the scratch folder (temporaries of a write cut short, the tables of a
+    // count killed while they were on disk) are of no use now, whoever's they were
+    if job.checkpoint.is_some() || job.scratch.is_some() {
+        crate::durable::sweep(&frontier::scratch_dir(&job.limits()));
+    }
+    if let Some(dir) = job.checkpoint.as_deref().and_then(std::path::Path::parent) {
+        crate::durable::sweep(if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        });
     }
     let threads = job.thread_count();
     let t0 = Instant::now();
@@ -652,6 +659,7 @@ impl Host for Runner<'_> {
             )
         };
         let mut earlier = Vec::new();
+        let mut logged_notes = BTreeMap::new();
         let (log, done) = match &job.checkpoint {
             Some(path) => {
                 if let Some(old) = checkpoint::read(path)
@@ -694,6 +702,7 @@ impl Host for Runner<'_> {
                     ));
                 }
                 earlier = super::ledger::NoteFigures::of(&loaded.notes).timed();
+                logged_notes = loaded.notes;
                 (Some(c), loaded.done)
             }
             None => (None, BTreeMap::new()),
@@ -707,6 +716,32 @@ impl Host for Runner<'_> {
                 other,
             } = super::ledger::read(dir, &id)?;
             let new = kept.keys().filter(|u| !done.contains_key(u)).count();
+            // the pieces the checkpoint holds and the ledger lacks (a record deleted as damaged,
+            // a ledger given later): written to it, so that the ledger is whole where the
+            // checkpoint is
+            let lacking: Vec<usize> = done
+                .keys()
+                .copied()
+                .filter(|u| !kept.contains_key(u))
+                .collect();
+            for &u in &lacking {
+                let mut notes: Vec<(&str, String)> = logged_notes
+                    .get(&u)
+                    .map(|n| n.iter().map(|(k, v)| (k.as_str(), v.clone())).collect())
+                    .unwrap_or_default();
+                notes.push((super::ledger::FROM_CHECKPOINT_NOTE, "yes".to_string()));
+                checkpoint::write_ledger(dir, &id, u, &done[&u], &notes)?;
+            }
+            if !lacking.is_empty() {
+                self.obs.info(&format!(
+                    "ledger '{}': {} {}{} the checkpoint holds and the ledger lacked written to it ({})",
+                    dir.display(),
+                    group_u64(lacking.len() as u64),
+                    piece_name(Engine::from_name(self.engine).unwrap_or(Engine::Dfs)),
+                    plural(lacking.len() as u64),
+                    crate::human::list_short(&lacking),
+                ));
+            }
             for (u, c) in kept {
                 if let (Some(a), Some(log)) = (done.get(&u), &job.checkpoint) {
                     if *a != c {

@@ -79,6 +79,10 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
     })
 }
 
+/// The note of a ledger record copied from the run's checkpoint (the piece was counted, its
+/// record missing from the ledger): its figures are the checkpoint's.
+pub const FROM_CHECKPOINT_NOTE: &str = "from_checkpoint";
+
 /// The note of a ledger record whose piece went on from parts an earlier run counted (the
 /// number of them): its time and memory are the rest's only, and no projection takes them.
 pub const RESUMED_NOTE: &str = "resumed_parts";

@@ -20,6 +20,7 @@ use rustc_hash::FxHashMap;
 use super::state::{Key, TERM, byte_table, has, need};
 use super::store::{Spill, entries};
 use super::table::{Batch, Bound, Builder, Layer, Src, big, big_words};
+use crate::durable::DiskError;
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
 pub(crate) const MAX_BOUNDARY: u32 = 16;
@@ -222,8 +223,11 @@ impl RightIndex {
 
     /// [`RightIndex::new`] of a table in a file, its rows read from it a chunk at a time (no
     /// table of it is made: the file's states are distinct, and a table beside the rows was the
-    /// largest moment of 8x8 closed under 256M); `None` where the file cannot be read back whole.
-    pub(crate) fn from_file<K: Key>(right: &Spill<K>, slots: &Boundary) -> Option<RightIndex> {
+    /// largest moment of 8x8 closed under 256M); Err where the file cannot be read back whole.
+    pub(crate) fn from_file<K: Key>(
+        right: &Spill<K>,
+        slots: &Boundary,
+    ) -> Result<RightIndex, DiskError> {
         let limbs = right.shape.limbs;
         let mut rows = Vec::with_capacity(right.len as usize);
         let mut wide: Vec<u64> = Vec::new();
@@ -242,9 +246,8 @@ impl RightIndex {
                         wide.extend(c.words());
                     }
                 }
-            })
-            .ok()?;
-        Some(RightIndex::of_rows(rows, limbs, |r| {
+            })?;
+        Ok(RightIndex::of_rows(rows, limbs, |r| {
             if limbs == 1 {
                 vec![r.first]
             } else {
@@ -562,7 +565,7 @@ pub(crate) fn join_src<K: Key>(
     right: &RightIndex,
     closed: bool,
     stop: &AtomicBool,
-) -> Result<Option<BigUint>, ()> {
+) -> Result<Option<BigUint>, DiskError> {
     match left {
         Src::Mem(l) => Ok(join(l, boundary, right, closed, stop)),
         Src::Disk(spill) => {
@@ -589,7 +592,7 @@ pub(crate) fn join_src<K: Key>(
                         None => total = None,
                     }
                 })
-                .map_err(|_| ())?;
+?;
             Ok(total)
         }
     }

@@ -643,9 +643,7 @@ impl<K: Key> Run<'_, K> {
             },
             &drop,
         );
-        if read.is_err() {
-            return Err(self.tree_stopped(Stopped::Disk, 0));
-        }
+        read?;
         if odd.load(Ordering::Relaxed) {
             return Err(Error::Invalid(format!(
                 "the frontier tables of {} hold a state whose merged count with its mirror image is odd, which no whole number of tours gives: the count cannot be trusted (a fault of the machine or the program; please report it)",
@@ -1162,7 +1160,7 @@ impl<K: Key> Run<'_, K> {
         ) {
             Ok(Some(c)) => Ok(c),
             Ok(None) => Err(self.tree_stopped(Stopped::Interrupted, plan.m)),
-            Err(()) => Err(self.tree_stopped(Stopped::Disk, plan.m)),
+            Err(e) => Err(e.into()),
         }
     }
 }

@@ -799,8 +799,6 @@ struct Run<'a, K: Key> {
     column_start: u64,
     /// The finished leaves of the grid piece in progress (`FILE.leaves`).
     leaves: leaves::LeafLog,
-    /// Bytes of tables this process had written to disk when the count began.
-    disk_before: u64,
     /// Where a meeting's leaves are told as they are joined (the exact sampler's, see
     /// [`meet_leaves`]); `None` for a count.
     sink: Option<std::sync::Mutex<MeetLeaves>>,
@@ -916,9 +914,6 @@ impl<'a, K: Key> Run<'a, K> {
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
         let (window, key_bytes) = (walk.window(), walk.key_bytes());
-        // the disk this count writes and holds at most are its own, not earlier counts' in
-        // this process
-        store::restart_disk_peak();
         Ok(Run {
             req,
             limits,
@@ -971,7 +966,6 @@ impl<'a, K: Key> Run<'a, K> {
             column_reads: 0.0,
             column_start: 0,
             leaves: leaves::LeafLog::default(),
-            disk_before: store::written_bytes(),
             sink: None,
             _key: std::marker::PhantomData,
         })
@@ -1380,7 +1374,7 @@ impl<'a, K: Key> Run<'a, K> {
                     return Err(self.memory_error(bytes, base + i - self.offset));
                 }
                 Err(Stopped::Overflow) => unreachable!("a step widens its counts"),
-                Err(e @ Stopped::Disk) => return Err(self.tree_stopped(e, base + i - self.offset)),
+                Err(Stopped::Disk(e)) => return Err(e.into()),
             }
         }
         Ok(Walked::Done(tours))
@@ -1492,8 +1486,9 @@ impl<'a, K: Key> Run<'a, K> {
             window: self.walk.window(),
             states: self.sweep.peak_states,
             bytes: self.sweep.peak_bytes,
-            disk_written: store::written_bytes() - self.disk_before,
-            disk_peak: store::peak_disk_bytes(),
+            // the count's own figures, not the process's (see `store::DiskFigures`)
+            disk_written: self.sweep.scratch.figures().written(),
+            disk_peak: self.sweep.scratch.figures().peak(),
         }
     }
 
@@ -1542,8 +1537,7 @@ impl<'a, K: Key> Run<'a, K> {
         };
         match right {
             Node::Mem(l) => Ok(RightIndex::new(l, &slots)),
-            Node::Disk(s) => RightIndex::from_file(&s, &slots)
-                .ok_or_else(|| self.tree_stopped(Stopped::Disk, self.total.saturating_sub(1))),
+            Node::Disk(s) => Ok(RightIndex::from_file(&s, &slots)?),
         }
     }
 

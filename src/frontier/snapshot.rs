@@ -49,6 +49,7 @@ use super::store::{FRAME_HEADER, FrameError, FrameWriter, Scratch, read_frames};
 #[cfg(test)]
 use super::table::Layer;
 use super::table::{Batch, Bound, Builder, EMPTY, Node, Src};
+use crate::engine::RunError;
 use crate::store::{CheckpointError, replace_with};
 
 /// The first line, with the format's version.
@@ -460,7 +461,7 @@ pub(crate) fn load_to<K: Key>(
     shape_key: usize,
     spill: Option<(&Scratch, u64)>,
     stop: Option<&AtomicBool>,
-) -> Result<Option<Snapshot<K>>, CheckpointError> {
+) -> Result<Option<Snapshot<K>>, RunError> {
     let Some(header) = read_header(path)? else {
         return Ok(None);
     };
@@ -477,7 +478,8 @@ pub(crate) fn load_to<K: Key>(
                 field: k,
                 file: theirs.to_string(),
                 run: v.clone(),
-            });
+            }
+            .into());
         }
     }
     let num = |k: &str| -> Result<usize, CheckpointError> {
@@ -488,7 +490,7 @@ pub(crate) fn load_to<K: Key>(
     let limbs = num("limbs")?;
     let key_bytes = num("key-bytes")?;
     if key_bytes != shape_key || limbs == 0 {
-        return Err(damaged(path, "its state size is not this run's"));
+        return Err(damaged(path, "its state size is not this run's").into());
     }
     let shape = Shape {
         key: key_bytes,
@@ -519,16 +521,14 @@ pub(crate) fn load_to<K: Key>(
                 }
             });
         })?;
+        // a table that passes the bound goes to the scratch folder: a failure there is that
+        // disk's, and the checkpoint is whole
         let layer = builder.finish_node().map_err(|e| match e {
-            super::table::Stopped::Disk => CheckpointError::Damaged {
-                path: path.into(),
-                why: super::store::last_error()
-                    .unwrap_or_else(|| "its tables could not be kept on disk".into()),
-            },
-            _ => damaged(path, "its counts do not fit their words"),
+            super::table::Stopped::Disk(e) => RunError::Disk(e),
+            _ => damaged(path, "its counts do not fit their words").into(),
         })?;
         if layer.len() != count as u64 {
-            return Err(damaged(path, "a table holds a state twice"));
+            return Err(damaged(path, "a table holds a state twice").into());
         }
         tables.push((tname, layer));
     }

@@ -18,22 +18,22 @@
 //! 2.3), and a count that goes to disk needs a third of the disk it did. Frames are made and
 //! read back on every thread. Every file has a CRC32 of its entries' bytes, checked as it is
 //! read back: a damaged file (a frame that does not decode, or a sum that fails) stops the
-//! count, and nothing read from it is kept. Files are this process's alone, in the scratch
-//! folder ([`Scratch`]), and are removed when dropped; those a killed process left are removed
-//! by the next count that uses the folder ([`Scratch::remove_stale`]).
+//! count, and nothing read from it is kept. Files are this run's alone, in the scratch folder
+//! ([`Scratch`]), named by the run's identity and claimed by its lock (`crate::durable`), and
+//! are removed when dropped; those a killed run left are removed by the next count that uses
+//! the folder, on this machine or any other that shares it ([`Scratch::remove_stale`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
 use super::entry::{Limbs, Shape};
 use super::state::Key;
-use crate::engine::RunError;
-use crate::error::Error;
+use crate::durable::{self, Claim, DiskError, TABLE_FILE};
 
 /// Bytes read from a file at a time, at most. Small next to what a bound holds back beside the
 /// tables (a 32 MiB buffer took `knights count 5x10 --max-memory 40M` to 53 MiB, and 4 MiB
@@ -98,123 +98,106 @@ fn decode(body: &[u8], stride: usize, out: &mut [u8]) -> Option<()> {
     Some(())
 }
 
-/// Where a count's files on disk go: a folder, and a name for this process's files in it.
+/// Where a count's files on disk go: a folder, claimed for this run at its first file (see
+/// [`crate::durable`]), and the count's own figures of what it wrote and holds there.
 #[derive(Clone, Debug)]
 pub(crate) struct Scratch {
+    inner: Arc<Place>,
+}
+
+#[derive(Debug)]
+struct Place {
     dir: PathBuf,
+    claim: OnceLock<Claim>,
+    figures: DiskFigures,
 }
 
-/// What every file of the store begins its name with, before the process's id.
-const PREFIX: &str = ".knights-spill.";
+/// The kind of the store's files in their names (`.knights-spill.ID.N.WHAT`).
+const KIND: &str = "spill";
 
-/// Files made by this process: a serial number each.
-static SERIAL: AtomicU64 = AtomicU64::new(0);
-
-/// Bytes this process holds on disk in the store's files now, and at the most so far.
-static ON_DISK: AtomicU64 = AtomicU64::new(0);
-static PEAK_ON_DISK: AtomicU64 = AtomicU64::new(0);
-
-fn disk_grew(bytes: u64) {
-    // Relaxed: figures for the report
-    let now = ON_DISK.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK_ON_DISK.fetch_max(now, Ordering::Relaxed);
+/// Bytes a count has written to its scratch folder, holds there now, and held at the most: the
+/// count's own (two counts in one process, a library's or the tests', keep theirs apart).
+#[derive(Debug, Default)]
+pub(crate) struct DiskFigures {
+    written: AtomicU64,
+    on_disk: AtomicU64,
+    peak: AtomicU64,
 }
 
-fn disk_shrank(bytes: u64) {
-    ON_DISK.fetch_sub(bytes, Ordering::Relaxed);
+impl DiskFigures {
+    fn grew(&self, bytes: u64) {
+        // Relaxed: figures for the report
+        let now = self.on_disk.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+        self.written.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    fn shrank(&self, bytes: u64) {
+        self.on_disk.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes of tables written so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes held at once.
+    pub(crate) fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
 }
 
-/// Starts the peak over from what is on disk now, so that a count reports its own peak and not
-/// one of a count this process ran before it.
-pub(crate) fn restart_disk_peak() {
-    PEAK_ON_DISK.store(ON_DISK.load(Ordering::Relaxed), Ordering::Relaxed);
-}
-
-/// The most bytes this process has held in the store's files at once since the last
-/// [`restart_disk_peak`].
-#[must_use]
-pub(crate) fn peak_disk_bytes() -> u64 {
-    PEAK_ON_DISK.load(Ordering::Relaxed)
-}
-
-/// How many bytes tables have been written to disk by this process so far (for reports and
-/// the tests: a count under a small bound must have gone through disk).
-static WRITTEN: AtomicU64 = AtomicU64::new(0);
-
-/// Bytes of tables written to disk by this process so far.
-#[must_use]
-pub(crate) fn written_bytes() -> u64 {
-    WRITTEN.load(Ordering::Relaxed)
-}
-
-/// The last failure to write or read a file of the store, for the message that stops the count.
-static LAST_ERROR: Mutex<Option<String>> = Mutex::new(None);
-
-fn failed(action: &str, path: &Path, e: &std::io::Error) -> String {
-    let m = format!(
-        "cannot {action} '{}', a part of the count kept on disk: {e}",
-        path.display()
-    );
-    *LAST_ERROR
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(m.clone());
-    m
-}
-
-/// What the last failure of the store's files was, if any.
-pub(crate) fn last_error() -> Option<String> {
-    LAST_ERROR
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone()
+/// The error of `action` on the store's file `path`.
+fn failed(action: &'static str, path: &Path, e: &std::io::Error) -> DiskError {
+    DiskError::io(action, path, TABLE_FILE, e)
 }
 
 impl Scratch {
-    /// The scratch folder `dir`.
+    /// The scratch folder `dir`, with figures of its own.
     pub(crate) fn new(dir: PathBuf) -> Scratch {
-        Scratch { dir }
-    }
-
-    /// A new file's path, of this process, for `what`.
-    fn file(&self, what: &str) -> PathBuf {
-        crate::failpoint::spill();
-        let n = SERIAL.fetch_add(1, Ordering::Relaxed);
-        self.dir
-            .join(format!("{PREFIX}{}.{n}.{what}", std::process::id()))
-    }
-
-    /// Removes the files a process that no longer runs left in the folder (a count killed while
-    /// its tables were on disk): the process's id is in each file's name.
-    pub(crate) fn remove_stale(&self) {
-        remove_stale_in(&self.dir, PREFIX);
-    }
-}
-
-/// Removes the files in `dir` named `PREFIX` then a process id, then a dot, whose process no
-/// longer runs (killed while its tables were on disk: 8x8 open's sampler, killed for want of
-/// memory, left 7.7 GB a time in the temporary folder).
-pub(crate) fn remove_stale_in(dir: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|r| r.split('.').next())
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_file(e.path());
+        Scratch {
+            inner: Arc::new(Place {
+                dir,
+                claim: OnceLock::new(),
+                figures: DiskFigures::default(),
+            }),
         }
+    }
+
+    /// The count's figures of its files here.
+    pub(crate) fn figures(&self) -> &DiskFigures {
+        &self.inner.figures
+    }
+
+    /// A new file's path, of this run, for `what` (the folder claimed first).
+    fn file(&self, what: &str) -> Result<PathBuf, DiskError> {
+        crate::failpoint::spill();
+        let dir = &self.inner.dir;
+        if self.inner.claim.get().is_none() {
+            let c = durable::claim(dir).map_err(|e| DiskError {
+                action: "write",
+                path: dir.clone(),
+                what: "the scratch folder",
+                why: e.to_string(),
+                kind: Some(e.kind()),
+            })?;
+            let _ = self.inner.claim.set(c);
+        }
+        Ok(dir.join(durable::name(
+            KIND,
+            &format!("{}.{what}", durable::serial()),
+        )))
+    }
+
+    /// Removes the files runs that have ended left in the folder (a count killed while its
+    /// tables were on disk), whoever's they were: see [`durable::sweep`].
+    pub(crate) fn remove_stale(&self) {
+        durable::sweep(&self.inner.dir);
     }
 }
 
 /// A layer's states in a file: each state's key bytes and count words, as a table stores them,
-/// in frames ([`encode`]), with no state twice. The file is this process's alone and is removed
+/// in frames ([`encode`]), with no state twice. The file is this run's alone and is removed
 /// when dropped.
 pub(crate) struct Spill<K: Key> {
     path: PathBuf,
@@ -224,6 +207,8 @@ pub(crate) struct Spill<K: Key> {
     crc: u32,
     /// Bytes of its file.
     disk: u64,
+    /// The folder's claim (held while the file is there) and the count's figures.
+    scratch: Scratch,
     _key: std::marker::PhantomData<K>,
 }
 
@@ -240,16 +225,15 @@ impl<K: Key> Spill<K> {
 
     /// Calls `f` on its states a chunk at a time: the raw entries of each chunk. The file's
     /// checksum is checked at its end: Err where it fails (or the file cannot be read).
-    pub(crate) fn chunks(&self, f: impl FnMut(&[u8])) -> Result<(), RunError> {
+    pub(crate) fn chunks(&self, f: impl FnMut(&[u8])) -> Result<(), DiskError> {
         read_checked(&self.path, self.disk, self.shape.stride(), self.crc, f)
-            .map_err(|m| Error::Invalid(m).into())
     }
 }
 
 impl<K: Key> Drop for Spill<K> {
     fn drop(&mut self) {
         if std::fs::remove_file(&self.path).is_ok() {
-            disk_shrank(self.file_bytes());
+            self.scratch.figures().shrank(self.file_bytes());
         }
     }
 }
@@ -261,58 +245,69 @@ pub(crate) struct SpillWriter<K: Key> {
     len: u64,
     shape: Shape,
     crc: crc32fast::Hasher,
+    scratch: Scratch,
     _key: std::marker::PhantomData<K>,
 }
 
 /// Frames a thread a writer holds back before it makes them (1 MiB a thread).
 const PENDING_FRAMES: usize = 4;
 
+/// A new file of the store at `path`, which no file may hold yet (a name of this run's, so a
+/// file there is no one's to write into).
+fn create_new(path: &Path) -> Result<File, DiskError> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| failed("create", path, &e))
+}
+
 impl<K: Key> SpillWriter<K> {
-    pub(crate) fn new(scratch: &Scratch, shape: Shape) -> Result<SpillWriter<K>, RunError> {
-        let path = scratch.file("layer");
-        let file = File::create(&path)
-            .map_err(|e| RunError::from(Error::Invalid(failed("write", &path, &e))))?;
+    pub(crate) fn new(scratch: &Scratch, shape: Shape) -> Result<SpillWriter<K>, DiskError> {
+        let path = scratch.file("layer")?;
+        let file = create_new(&path)?;
         Ok(SpillWriter {
             out: FrameWriter::new(BufWriter::with_capacity(1 << 20, file), shape.stride()),
             path,
             len: 0,
             shape,
             crc: crc32fast::Hasher::new(),
+            scratch: scratch.clone(),
             _key: std::marker::PhantomData,
         })
     }
 
     /// Appends `n` whole entries, `bytes`.
-    pub(crate) fn push(&mut self, bytes: &[u8], n: u64) -> Result<(), RunError> {
+    pub(crate) fn push(&mut self, bytes: &[u8], n: u64) -> Result<(), DiskError> {
         debug_assert_eq!(bytes.len() as u64, n * self.shape.stride() as u64);
         self.crc.update(bytes);
         self.len += n;
         self.out
             .push(bytes)
-            .map_err(|e| Error::Invalid(failed("write", &self.path, &e)).into())
+            .map_err(|e| failed("write", &self.path, &e))
     }
 
     /// The file, written and flushed.
-    pub(crate) fn finish(mut self) -> Result<Spill<K>, RunError> {
+    pub(crate) fn finish(mut self) -> Result<Spill<K>, DiskError> {
         self.out
             .flush()
-            .map_err(|e| RunError::from(Error::Invalid(failed("write", &self.path, &e))))?;
+            .map_err(|e| failed("write", &self.path, &e))?;
         let disk = self.out.written();
-        disk_grew(disk);
-        WRITTEN.fetch_add(disk, Ordering::Relaxed);
+        self.scratch.figures().grew(disk);
         Ok(Spill {
             path: std::mem::take(&mut self.path),
             len: self.len,
             shape: self.shape,
             crc: self.crc.clone().finalize(),
             disk,
+            scratch: self.scratch.clone(),
             _key: std::marker::PhantomData,
         })
     }
 }
 
 impl<K: Key> Drop for SpillWriter<K> {
-    /// A writer dropped unfinished (a failed step) leaves no file.
+    /// A writer dropped unfinished (a failed step, a full disk) leaves no file.
     fn drop(&mut self) {
         if !self.path.as_os_str().is_empty() {
             let _ = std::fs::remove_file(&self.path);
@@ -331,19 +326,24 @@ pub(crate) struct Runs {
     /// Bytes of the file, and of the entries in it.
     disk: u64,
     raw: u64,
+    /// Whether the file was made (at the first run).
+    made: bool,
     crc: crc32fast::Hasher,
+    scratch: Scratch,
 }
 
 impl Runs {
     /// A new file of runs of `stride`-byte entries in `scratch` (made at the first run).
-    pub(crate) fn new(scratch: &Scratch, stride: usize) -> Runs {
-        Runs {
-            path: scratch.file("runs"),
+    pub(crate) fn new(scratch: &Scratch, stride: usize) -> Result<Runs, DiskError> {
+        Ok(Runs {
+            path: scratch.file("runs")?,
             stride,
             disk: 0,
             raw: 0,
+            made: false,
             crc: crc32fast::Hasher::new(),
-        }
+            scratch: scratch.clone(),
+        })
     }
 
     /// Bytes of the entries written to it.
@@ -351,28 +351,33 @@ impl Runs {
         self.raw
     }
 
-    /// Appends a run's entries, `data`. Err: the message of the failure.
-    pub(crate) fn append(&mut self, data: &[u8]) -> Result<(), String> {
+    /// Appends a run's entries, `data`. The first makes the file, which must not be there yet:
+    /// a file of that name left by anyone is never appended to.
+    pub(crate) fn append(&mut self, data: &[u8]) -> Result<(), DiskError> {
         let mut frames = Vec::with_capacity(data.len() / 2);
         encode(data, self.stride, &mut frames);
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| failed("write", &self.path, &e))?;
+        let mut f = if self.made {
+            OpenOptions::new()
+                .append(true)
+                .open(&self.path)
+                .map_err(|e| failed("write", &self.path, &e))?
+        } else {
+            let f = create_new(&self.path)?;
+            self.made = true;
+            f
+        };
         f.write_all(&frames)
             .map_err(|e| failed("write", &self.path, &e))?;
         self.crc.update(data);
         self.raw += data.len() as u64;
         self.disk += frames.len() as u64;
-        disk_grew(frames.len() as u64);
-        WRITTEN.fetch_add(frames.len() as u64, Ordering::Relaxed);
+        self.scratch.figures().grew(frames.len() as u64);
         Ok(())
     }
 
     /// Calls `f` on its entries a chunk at a time; Err where the file cannot be read or does
     /// not read back as written.
-    pub(crate) fn chunks(&self, f: impl FnMut(&[u8])) -> Result<(), String> {
+    pub(crate) fn chunks(&self, f: impl FnMut(&[u8])) -> Result<(), DiskError> {
         read_checked(
             &self.path,
             self.disk,
@@ -384,9 +389,10 @@ impl Runs {
 }
 
 impl Drop for Runs {
+    /// Its file goes with it, a part written before a write failed too.
     fn drop(&mut self) {
-        if self.disk > 0 && std::fs::remove_file(&self.path).is_ok() {
-            disk_shrank(self.disk);
+        if self.made && std::fs::remove_file(&self.path).is_ok() {
+            self.scratch.figures().shrank(self.disk);
         }
     }
 }
@@ -518,21 +524,15 @@ impl<W: Write> FrameWriter<W> {
 
 /// Reads the frames of the file at `path`, `bytes` bytes, into `f` a chunk of whole entries of
 /// `stride` bytes at a time, and checks the entries against the CRC32 `crc` at the end: Err
-/// (the message, kept for the count's stop) where the file cannot be read, a frame does not
-/// decode or the checksum fails.
+/// where the file cannot be read, a frame does not decode or the checksum fails.
 fn read_checked(
     path: &Path,
     bytes: u64,
     stride: usize,
     crc: u32,
     mut f: impl FnMut(&[u8]),
-) -> Result<(), String> {
+) -> Result<(), DiskError> {
     let io = |e: std::io::Error| failed("read", path, &e);
-    let damaged = || {
-        io(std::io::Error::other(
-            "it does not read back as written (a frame fails to decode or its checksum fails): the file was changed or damaged, and the count stops rather than add what it read",
-        ))
-    };
     let mut file = std::io::BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
     let mut left = bytes;
     let mut sum = crc32fast::Hasher::new();
@@ -541,13 +541,13 @@ fn read_checked(
         match read_frames(&mut file, stride, usize::MAX, &mut left, &mut entries) {
             Ok(()) => {}
             Err(FrameError::Io(e)) => return Err(io(e)),
-            Err(FrameError::Damaged) => return Err(damaged()),
+            Err(FrameError::Damaged) => return Err(DiskError::damaged(path, TABLE_FILE)),
         }
         sum.update(&entries);
         f(&entries);
     }
     if sum.finalize() != crc {
-        return Err(damaged());
+        return Err(DiskError::damaged(path, TABLE_FILE));
     }
     Ok(())
 }
@@ -594,6 +594,14 @@ mod tests {
             e.contains("does not read back as written") && e.contains(".knights-spill."),
             "{e}"
         );
+        // cut short: said so, not as the reader's own words
+        std::fs::write(&s.path, &bytes[..bytes.len() / 2]).unwrap();
+        let e = read(&s).unwrap_err().to_string();
+        assert!(
+            e.contains("does not read back as written") || e.contains("cut short"),
+            "{e}"
+        );
+        assert!(!e.contains("failed to fill whole buffer"), "{e}");
         let path = s.path.clone();
         drop(s);
         assert!(!path.exists(), "a spill's file goes with it");
@@ -651,7 +659,7 @@ mod tests {
     fn runs_append_and_read_back_whole_entries() {
         let dir = tempfile::tempdir().unwrap();
         let scratch = Scratch::new(dir.path().to_path_buf());
-        let mut r = Runs::new(&scratch, 16);
+        let mut r = Runs::new(&scratch, 16).unwrap();
         r.append(&[1u8; 32]).unwrap();
         r.append(&[2u8; 16]).unwrap();
         let mut seen = Vec::new();
@@ -665,6 +673,7 @@ mod tests {
         assert!(
             r.chunks(|_| {})
                 .unwrap_err()
+                .to_string()
                 .contains("does not read back as written")
         );
         drop(r);
@@ -672,27 +681,45 @@ mod tests {
     }
 
     #[test]
-    fn stale_files_of_a_process_gone_are_removed_and_others_kept() {
+    fn a_file_of_the_store_is_never_one_already_there() {
         let dir = tempfile::tempdir().unwrap();
         let scratch = Scratch::new(dir.path().to_path_buf());
-        // a process id no system gives (past the kernel's pid_max of 2^22)
-        let stale = dir.path().join(format!("{PREFIX}4999999.3.runs"));
-        let mine = dir
-            .path()
-            .join(format!("{PREFIX}{}.3.runs", std::process::id()));
-        let other = dir.path().join("notes.txt");
-        for p in [&stale, &mine, &other] {
-            std::fs::write(p, b"x").unwrap();
-        }
-        scratch.remove_stale();
-        assert!(!stale.exists() && mine.exists() && other.exists());
-        // the sampler's layers, by their own prefix; the scratch's files are not its own
-        let sampled = dir.path().join(".knights-sample.4999999.0.layers");
-        let spill = dir.path().join(format!("{PREFIX}4999998.1.runs"));
-        for p in [&sampled, &spill] {
-            std::fs::write(p, b"x").unwrap();
-        }
-        remove_stale_in(dir.path(), ".knights-sample.");
-        assert!(!sampled.exists() && spill.exists() && mine.exists());
+        let mut r = Runs::new(&scratch, 16).unwrap();
+        // a file of that name left by someone (the same name drawn again): not appended to
+        std::fs::write(&r.path, b"left").unwrap();
+        let e = r.append(&[1u8; 16]).unwrap_err();
+        assert_eq!(e.kind, Some(std::io::ErrorKind::AlreadyExists), "{e}");
+        assert_eq!(std::fs::read(&r.path).unwrap(), b"left");
+        drop(r);
+        // names of this run, each new, in a folder it claims
+        let a = scratch.file("runs").unwrap();
+        let b = scratch.file("runs").unwrap();
+        assert_ne!(a, b);
+        let name = a.file_name().unwrap().to_str().unwrap().to_string();
+        assert!(
+            name.starts_with(&format!(".knights-spill.{}.", durable::run_id())),
+            "{name}"
+        );
+        assert!(
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".knights-run.")),
+            "the folder is claimed by its lock file"
+        );
+    }
+
+    #[test]
+    fn each_scratch_keeps_its_own_figures() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (
+            Scratch::new(dir.path().to_path_buf()),
+            Scratch::new(dir.path().to_path_buf()),
+        );
+        let mut r = Runs::new(&a, 16).unwrap();
+        r.append(&[7u8; 160]).unwrap();
+        assert!(a.figures().written() > 0 && a.figures().peak() > 0);
+        assert_eq!((b.figures().written(), b.figures().peak()), (0, 0));
+        drop(r);
+        assert_eq!(a.figures().on_disk.load(Ordering::Relaxed), 0);
     }
 }

@@ -202,8 +202,8 @@ impl<K: Key> Sweep<'_, K> {
         // each builder counts the layer read beside its own table: counted once here
         let made: u64 = builders.iter().map(|b| b.bytes() - held).sum::<u64>() + held;
         self.peak_bytes = self.peak_bytes.max(made + self.beside);
-        if read.is_err() {
-            return Err(Stopped::Disk);
+        if let Err(e) = read {
+            return Err(Stopped::Disk(e));
         }
         if stop.load(Ordering::Relaxed) {
             return Err(Stopped::Interrupted);
@@ -241,7 +241,12 @@ impl<K: Key> Sweep<'_, K> {
         for b in builders {
             match b.finish_node() {
                 Ok(l) => out.push(l),
-                Err(e) => failed = Some(failed.map_or(e, |f| worse(f, e))),
+                Err(e) => {
+                    failed = Some(match failed {
+                        Some(f) => worse(f, e),
+                        None => e,
+                    });
+                }
             }
         }
         let total: u64 = out.iter().map(Node::len).sum();
@@ -342,7 +347,7 @@ fn worse(a: Stopped, b: Stopped) -> Stopped {
         (Stopped::Overflow, _) | (_, Stopped::Overflow) => Stopped::Overflow,
         (Stopped::Memory(x), Stopped::Memory(y)) => Stopped::Memory(x.max(y)),
         (Stopped::Memory(x), _) | (_, Stopped::Memory(x)) => Stopped::Memory(x),
-        (Stopped::Disk, _) | (_, Stopped::Disk) => Stopped::Disk,
+        (Stopped::Disk(e), _) | (_, Stopped::Disk(e)) => Stopped::Disk(e),
         _ => Stopped::Interrupted,
     }
 }

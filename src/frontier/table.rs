@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use super::entry::{Limbs, Shape};
 use super::state::Key;
 use super::store::{Runs, Scratch, Spill, SpillWriter, entries};
-use crate::engine::RunError;
+use crate::durable::DiskError;
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
 pub(crate) const PARTS: usize = 512;
@@ -502,7 +502,7 @@ impl<K: Key> Src<'_, K> {
         init: &(impl Fn() -> T + Sync),
         each: &(impl Fn(&mut T, K, Limbs<'_>) + Sync),
         end: &(impl Fn(T) + Sync),
-    ) -> Result<(), RunError> {
+    ) -> Result<(), DiskError> {
         match *self {
             Src::Mem(layer) => {
                 part_chunks(layer.part_count()).for_each(|chunk| {
@@ -542,7 +542,7 @@ impl<K: Key> Src<'_, K> {
     }
 
     /// Calls `f` on every state and its count, in order, on this thread.
-    pub(crate) fn each(&self, mut f: impl FnMut(K, Limbs<'_>)) -> Result<(), RunError> {
+    pub(crate) fn each(&self, mut f: impl FnMut(K, Limbs<'_>)) -> Result<(), DiskError> {
         match *self {
             Src::Mem(layer) => {
                 for (k, c) in layer.iter() {
@@ -581,7 +581,7 @@ pub(crate) fn part_chunks(parts: usize) -> impl IndexedParallelIterator<Item = R
 
 impl<K: Key> Layer<K> {
     /// Writes its states to a new file in `scratch`.
-    pub(crate) fn spill(&self, scratch: &Scratch) -> Result<Spill<K>, RunError> {
+    pub(crate) fn spill(&self, scratch: &Scratch) -> Result<Spill<K>, DiskError> {
         let mut out = SpillWriter::new(scratch, self.shape)?;
         for part in &self.parts {
             part.raw_runs(self.shape, RUN_WRITE, |bytes, n| out.push(bytes, n))?;
@@ -591,7 +591,7 @@ impl<K: Key> Layer<K> {
 }
 
 /// Why a layer could not be finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) enum Stopped {
     /// A count needs more words.
     Overflow,
@@ -599,8 +599,8 @@ pub(crate) enum Stopped {
     Memory(u64),
     /// The stop flag was set.
     Interrupted,
-    /// A part of the count kept on disk could not be read back.
-    Disk,
+    /// A part of the count kept on disk could not be written or read back.
+    Disk(DiskError),
 }
 
 /// The memory a layer being filled may take: its tables' own share (the bound less what the
@@ -654,6 +654,17 @@ struct Spilling {
     runs: Vec<Mutex<Option<Runs>>>,
     /// A file could not be written: the workers stop, and the layer fails.
     failed: AtomicBool,
+    /// Why, the first failure.
+    error: Mutex<Option<DiskError>>,
+}
+
+impl Spilling {
+    /// Keeps `e` as the reason the layer fails, where it is the first.
+    fn fail(&self, e: DiskError) {
+        let mut first = self.error.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        first.get_or_insert(e);
+        self.failed.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The smallest partition the process's resident size sends to disk (smaller ones grow: a
@@ -749,6 +760,7 @@ impl<K: Key> Builder<K> {
             scratch,
             runs: (0..parts.len()).map(|_| Mutex::new(None)).collect(),
             failed: AtomicBool::new(false),
+            error: Mutex::new(None),
         });
         Builder {
             parts,
@@ -794,13 +806,19 @@ impl<K: Key> Builder<K> {
         let Some(sp) = &self.spill else {
             return false;
         };
-        let mut runs = sp.runs[p].lock().expect("no panic holding it");
-        let runs = runs.get_or_insert_with(|| Runs::new(&sp.scratch, self.shape.stride()));
-        if part
-            .raw_runs(self.shape, RUN_WRITE, |bytes, _| runs.append(bytes))
-            .is_err()
-        {
-            sp.failed.store(true, Ordering::Relaxed);
+        let mut held = sp.runs[p].lock().expect("no panic holding it");
+        if held.is_none() {
+            match Runs::new(&sp.scratch, self.shape.stride()) {
+                Ok(r) => *held = Some(r),
+                Err(e) => {
+                    sp.fail(e);
+                    return false;
+                }
+            }
+        }
+        let runs = held.as_mut().expect("made above");
+        if let Err(e) = part.raw_runs(self.shape, RUN_WRITE, |bytes, _| runs.append(bytes)) {
+            sp.fail(e);
             return false;
         }
         part.clear();
@@ -921,10 +939,10 @@ impl<K: Key> Builder<K> {
                 shape,
             }));
         };
-        if sp.failed.load(Ordering::Relaxed) {
-            return Err(Stopped::Disk);
+        if let Some(e) = sp.error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+            return Err(Stopped::Disk(e));
         }
-        let disk = |_| Stopped::Disk;
+        let disk = Stopped::Disk;
         let mut out = SpillWriter::<K>::new(&sp.scratch, shape).map_err(disk)?;
         let mut runs: Vec<Runs> = Vec::new();
         for (part, r) in parts.zip(sp.runs) {
@@ -935,7 +953,7 @@ impl<K: Key> Builder<K> {
                     .map_err(disk)?,
                 Some(mut r) => {
                     part.raw_runs(shape, RUN_WRITE, |bytes, _| r.append(bytes))
-                        .map_err(|_| Stopped::Disk)?;
+                        .map_err(disk)?;
                     runs.push(r);
                 }
             }
@@ -989,12 +1007,12 @@ fn combine<K: Key>(
             }
         });
     });
-    read.map_err(|_| Stopped::Disk)?;
+    read.map_err(Stopped::Disk)?;
     match builder.finish_node() {
         Ok(Node::Mem(layer)) => {
             for part in &layer.parts {
                 part.raw_runs(shape, RUN_WRITE, |bytes, n| out.push(bytes, n))
-                    .map_err(|_| Stopped::Disk)?;
+                    .map_err(Stopped::Disk)?;
             }
             Ok(())
         }

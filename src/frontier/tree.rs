@@ -107,8 +107,8 @@ impl<K: Key> Run<'_, K> {
                 &|batch, k, c| batch.push(k, c),
                 &drop,
             );
-            if read.is_err() {
-                return Err(self.tree_stopped(Stopped::Disk, base + steps.len()));
+            if let Err(e) = read {
+                return Err(e.into());
             }
             if out.failed() {
                 return Err(self.tree_stopped(
@@ -175,10 +175,7 @@ impl<K: Key> Run<'_, K> {
     pub(crate) fn tree_stopped(&self, e: Stopped, at: usize) -> RunError {
         match e {
             Stopped::Memory(b) => self.memory_error(b, at),
-            Stopped::Disk => Error::Invalid(super::store::last_error().unwrap_or_else(|| {
-                "a part of the count kept on disk could not be written or read back (a disk full, or its file removed)".into()
-            }))
-            .into(),
+            Stopped::Disk(e) => e.into(),
             _ => Error::Invalid("the count was interrupted".into()).into(),
         }
     }

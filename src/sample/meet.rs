@@ -150,6 +150,8 @@ struct Meet<K: Key, C: Count> {
     total: u128,
     /// Bytes the sampler may hold.
     max_memory: u64,
+    /// Where layers go when they pass a part of the bound (`--scratch`).
+    scratch: std::path::PathBuf,
     setup: String,
     /// Where the right half's nodes are kept between runs (`--nodes`).
     nodes: Option<Arc<NodeStore>>,
@@ -160,6 +162,8 @@ struct Meet<K: Key, C: Count> {
 /// that is a node kept in a [`NodeStore`] is not written to the file: it is read back from the
 /// store (8x8 closed under 1G wrote and read again 10 GB a batch of the nodes it had read).
 struct Kept<K: Key, C: Count> {
+    /// The folder of the file, where the layers go to disk.
+    dir: std::path::PathBuf,
     mem: Vec<Table<K, C>>,
     disk: Option<Disk>,
     tail: Option<Table<K, C>>,
@@ -175,6 +179,8 @@ struct Disk {
     file: std::fs::File,
     path: std::path::PathBuf,
     at: Vec<Option<(u64, usize)>>,
+    /// The folder's claim for this run, held while the file is there.
+    _claim: crate::durable::Claim,
 }
 
 /// Bytes a state takes in the file: its key, then its count.
@@ -183,13 +189,15 @@ fn disk_entry<K: Key, C: Count>() -> usize {
 }
 
 impl<K: Key, C: Count> Kept<K, C> {
-    fn new() -> Kept<K, C> {
-        Kept::from_store(None)
+    /// Layers that go to a file in `dir` when asked.
+    fn new(dir: &std::path::Path) -> Kept<K, C> {
+        Kept::from_store(dir, None)
     }
 
     /// Layers of which some may be nodes kept in `store`.
-    fn from_store(store: Option<Arc<NodeStore>>) -> Kept<K, C> {
+    fn from_store(dir: &std::path::Path, store: Option<Arc<NodeStore>>) -> Kept<K, C> {
         Kept {
+            dir: dir.to_path_buf(),
             mem: Vec::new(),
             disk: None,
             tail: None,
@@ -214,22 +222,23 @@ impl<K: Key, C: Count> Kept<K, C> {
     ) -> Result<(), String> {
         let name = name.filter(|_| self.store.is_some());
         if to_disk && self.disk.is_none() {
-            static FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let dir = std::env::temp_dir();
-            crate::frontier::store::remove_stale_in(&dir, ".knights-sample.");
-            let path = dir.join(format!(".knights-sample.{}.{n}.layers", std::process::id()));
+            // claimed for this run (the files of ended runs swept first: see `crate::durable`)
+            let claim = crate::durable::claim(&self.dir).map_err(|e| failed(&self.dir, "write in", &e))?;
+            let path = claim.dir().join(crate::durable::name(
+                "sample",
+                &format!("{}.layers", crate::durable::serial()),
+            ));
             let file = std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
-                .create(true)
-                .truncate(true)
+                .create_new(true)
                 .open(&path)
                 .map_err(|e| failed(&path, "write", &e))?;
             let mut disk = Disk {
                 file,
                 path,
                 at: Vec::new(),
+                _claim: claim,
             };
             for (l, name) in std::mem::take(&mut self.mem).iter().zip(&self.names) {
                 match name {
@@ -1098,7 +1107,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             walk,
             closed: req.closed,
             fwd,
-            shared: Kept::new(),
+            shared: Kept::new(&req.scratch),
             xsteps,
             ysteps,
             lsq,
@@ -1111,6 +1120,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             leaves,
             total: start,
             max_memory: req.max_memory,
+            scratch: req.scratch.clone(),
             setup: String::new(),
             nodes,
         };
@@ -1152,7 +1162,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// The shared forward walk, every layer kept (in a file of the system's temporary folder
     /// once they pass a quarter of the memory bound), and its states.
     fn forward(&self) -> Result<(Kept<K, C>, u64), String> {
-        let mut shared = Kept::new();
+        let mut shared = Kept::new(&self.scratch);
         shared.push(
             vec![Entry::new(K::ZERO, C::new(1).expect("one fits"))],
             false,
@@ -1497,8 +1507,8 @@ impl<K: Key, C: Count> Meet<K, C> {
         // the nodes on the way to the current leaf: crossing and right tables by depth (the
         // right's only to the end of its column), in memory or, past a quarter of the bound,
         // in files with the deepest of each side in memory too
-        let mut xs: Kept<K, C> = Kept::new();
-        let mut ys: Kept<K, C> = Kept::from_store(self.nodes.clone());
+        let mut xs: Kept<K, C> = Kept::new(&self.scratch);
+        let mut ys: Kept<K, C> = Kept::from_store(&self.scratch, self.nodes.clone());
         let full = self.path_full(&xs, &ys, x0.len());
         xs.push(x0, full)?;
         let full = self.path_full(&xs, &ys, y0.len());
@@ -1554,7 +1564,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             // slack take the rest (a half took 8x8 closed under 1G to 1.02 GiB resident)
             let room = (self.max_memory / 3).saturating_sub(path_states * entry_bytes::<K, C>());
             let jy = j.min(w);
-            let mut yl: Kept<K, C> = Kept::new();
+            let mut yl: Kept<K, C> = Kept::new(&self.scratch);
             for i in jy..w {
                 let from = yl.last().unwrap_or(ynode);
                 let next = self.child(from, &self.ysteps[i], ANY)?;
@@ -1574,7 +1584,7 @@ impl<K: Key, C: Count> Meet<K, C> {
                 SampleJoin::new(yend, |e| (e.key(), e.count()), &self.right_b, self.closed)
             };
             let offered = self.prefixes(yend, index.as_ref());
-            let mut xl: Kept<K, C> = Kept::new();
+            let mut xl: Kept<K, C> = Kept::new(&self.scratch);
             for (i, offers) in offered.iter().enumerate().skip(j) {
                 let from = xl.last().unwrap_or(xnode);
                 let keep = |k: K| offers.contains(&asks(k, i));
@@ -1673,8 +1683,8 @@ impl<K: Key, C: Count> Meet<K, C> {
                 ));
             }
         }
-        let mut ys: Kept<K, C> = Kept::from_store(self.nodes.clone());
-        let none: Kept<K, C> = Kept::new();
+        let mut ys: Kept<K, C> = Kept::from_store(&self.scratch, self.nodes.clone());
+        let none: Kept<K, C> = Kept::new(&self.scratch);
         let mut path: Vec<u8> = Vec::new();
         let mut made = 0usize;
         for node in &missing {
@@ -1826,7 +1836,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         wait: &mut [Vec<Vec<usize>>; 2],
     ) -> Result<(), String> {
         let d = xs.len() - 1;
-        let none = Kept::new();
+        let none = Kept::new(&self.scratch);
         xs.pop()?;
         let left = std::mem::take(&mut wait[LEFT][d]);
         let (parent, steps) = (deepest(xs), &self.xsteps);
@@ -2091,7 +2101,7 @@ mod tests {
                 assert!(store.write(name, l));
             }
         }
-        let mut kept: Kept<u64, u64> = Kept::from_store(Some(store));
+        let mut kept: Kept<u64, u64> = Kept::from_store(&std::env::temp_dir(), Some(store));
         for (i, (l, name)) in layers.iter().zip(&names).enumerate() {
             kept.push_named(l.clone(), i >= 2, name.clone()).unwrap();
         }
@@ -2126,7 +2136,7 @@ mod tests {
             })
             .collect();
         for disk_from in [None, Some(0), Some(2)] {
-            let mut kept: Kept<u64, u128> = Kept::new();
+            let mut kept: Kept<u64, u128> = Kept::new(&std::env::temp_dir());
             for (i, l) in layers.iter().enumerate() {
                 kept.push(l.clone(), disk_from.is_some_and(|d| i >= d))
                     .unwrap();

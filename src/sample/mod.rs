@@ -100,6 +100,9 @@ pub struct Options {
     /// in this folder, made once (those it lacks) and read by every batch after, instead of
     /// made again (8x8 closed: about 9 GB).
     pub nodes: Option<std::path::PathBuf>,
+    /// Where the exact sampler's tables go when they pass a part of the bound (`--scratch`);
+    /// `None`: the system's temporary folder.
+    pub scratch: Option<std::path::PathBuf>,
 }
 
 impl Options {
@@ -119,6 +122,7 @@ impl Options {
             ledger: None,
             leaves: None,
             nodes: None,
+            scratch: None,
         }
     }
 
@@ -136,6 +140,8 @@ pub(crate) struct Request {
     pub(crate) closed: bool,
     pub(crate) from: Option<Square>,
     pub(crate) max_memory: u64,
+    /// The folder of the tables that go to disk.
+    pub(crate) scratch: std::path::PathBuf,
     /// Auto: give up on exact tables projected to take longer than this (a projection from the
     /// states counted, never the clock).
     pub(crate) seconds: Option<f64>,
@@ -258,6 +264,7 @@ impl Sampler {
             closed: opts.closed,
             from: opts.from,
             max_memory: opts.max_memory,
+            scratch: opts.scratch.clone().unwrap_or_else(std::env::temp_dir),
             seconds: (opts.method == Method::Auto).then_some(AUTO_SECONDS),
             tell: opts.tell,
             ledger: opts.ledger.clone(),

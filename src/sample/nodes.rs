@@ -14,7 +14,8 @@
 //! nodes of several; the check (CRC-32 of the header's fields and the states) makes a damaged
 //! file, or one cut short, read as missing: it is made again and written over. Files are
 //! written beside their place and renamed, so that a run stopped part-way leaves no half file
-//! (each run its own, `part-PID.NAME`; those of runs killed while they wrote are removed).
+//! (each run its own, `.knights-part.ID.NAME` by its run identity; those of runs killed while
+//! they wrote are removed, once their lock is free: see `crate::durable`).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -34,8 +35,8 @@ const MAGIC: &[u8; 8] = b"KNNODE01";
 /// count's words, the digits and the states.
 const HEADER: usize = 8 + 4 + 4 + 4 + 8 + 8;
 
-/// How a node file being written begins, before its process's id.
-const PART: &str = "part-";
+/// The kind of a node file being written, in its name (`.knights-part.ID.NAME`).
+const PART: &str = "part";
 
 /// Bytes of a node file read at a time.
 const READ_PART: usize = 1 << 20;
@@ -53,6 +54,8 @@ pub(crate) struct NodeStore {
     writing: AtomicBool,
     /// Why writing stopped, said once.
     tell: Option<fn(&str)>,
+    /// The folder claimed for this run while it writes there.
+    _claim: crate::durable::Claim,
 }
 
 /// What a file's header says.
@@ -140,14 +143,16 @@ impl NodeStore {
     ) -> Result<NodeStore, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot make the nodes folder '{}': {e}", dir.display()))?;
-        // what runs killed while they wrote left
-        crate::frontier::store::remove_stale_in(dir, PART);
+        // (the claim sweeps what runs killed while they wrote left)
+        let claim = crate::durable::claim(dir)
+            .map_err(|e| format!("cannot write in the nodes folder '{}': {e}", dir.display()))?;
         Ok(NodeStore {
             dir: dir.to_path_buf(),
             fingerprint,
             key_bytes,
             writing: AtomicBool::new(true),
             tell,
+            _claim: claim,
         })
     }
 
@@ -290,12 +295,14 @@ impl NodeStore {
         }
         let path = self.path(digits);
         // this process's own (two runs filling one folder do not write into each other's)
-        let part = self.dir.join(format!(
-            "{PART}{}.{}",
-            std::process::id(),
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("node")
+        let part = self.dir.join(crate::durable::name(
+            PART,
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("node"),
         ));
-        let written = std::fs::File::create(&part)
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&part)
             .and_then(|mut f| f.write_all(&bytes))
             .and_then(|()| std::fs::rename(&part, &path));
         match written {

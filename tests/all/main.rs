@@ -13,3 +13,4 @@ mod properties;
 mod readme;
 mod sampling;
 mod tally;
+mod trust;

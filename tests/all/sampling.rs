@@ -936,9 +936,9 @@ fn meet_sampler_reads_the_nodes_an_earlier_run_kept() {
     assert_eq!(full, plain);
     assert!(err.contains("less than a node and a reserve"), "{err}");
     assert!(files().is_empty());
-    // a file a run killed while writing left (its process gone) is removed
+    // a file a run killed while writing left (its lock gone with it) is removed
     std::fs::create_dir_all(&nodes).unwrap();
-    let stale = nodes.join("part-999999999.y-00000000-0.node");
+    let stale = nodes.join(".knights-part.00000000000000ff.y-00000000-0.node");
     std::fs::write(&stale, b"half").unwrap();
     let (first, err) = run("6x8", closed, &["--nodes", &path], None);
     assert!(!stale.exists());

@@ -1,0 +1,218 @@
+//! Nothing lost, nothing left, nothing untrue (issue 65): counts that share a folder from other
+//! PID namespaces keep to their own files, files of killed runs are removed by the next run,
+//! a ledger repairs from its checkpoint, every exit removes the process's own files, and the
+//! messages of a failing disk say what was kept.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+/// Directed open tours of 6x8 (OEIS A165134's table).
+const OPEN_6X8: u64 = 49_929_787_608;
+/// Closed tours of 6x8 (A175881).
+const CLOSED_6X8: u64 = 55_488_142;
+
+/// A limit past which a wait is taken for a hang (a machine loaded many times over), not a
+/// measure of speed.
+const HANG: Duration = Duration::from_secs(600);
+
+fn knights() -> Command {
+    Command::cargo_bin("knights").unwrap()
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("knights")
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The files in `dir`, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A command that runs what follows it in a PID namespace of its own, with its own `/proc`
+/// (as a container does): `unshare --pid --fork --mount-proc` as root, with a user namespace
+/// where this user may make one.
+fn in_namespace() -> Vec<&'static str> {
+    let tries: [&[&str]; 2] = [
+        &["--pid", "--fork", "--mount-proc"],
+        &["--user", "--map-root-user", "--pid", "--fork", "--mount-proc"],
+    ];
+    for t in tries {
+        let ok = Command::new("unshare")
+            .args(t)
+            .arg("true")
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return std::iter::once("unshare").chain(t.iter().copied()).collect();
+        }
+    }
+    panic!(
+        "this test runs counts in PID namespaces of their own: it needs unshare (util-linux) and root, or user namespaces"
+    );
+}
+
+/// Two counts through disk that share a scratch folder, each in a PID namespace of its own
+/// (both are process 1 there, and neither sees the other's process): each counts its exact
+/// total, and the folder is empty after. Before run identities, both wrote
+/// `.knights-spill.1.N.*` and each removed or read the other's files.
+#[test]
+fn counts_in_their_own_pid_namespaces_share_a_scratch_folder() {
+    let scratch = tempfile::tempdir().unwrap();
+    let ns = in_namespace();
+    let bin = bin();
+    let spawn = |board: &str| -> Child {
+        Command::new(ns[0])
+            .args(&ns[1..])
+            .arg(&bin)
+            .args([
+                "count",
+                board,
+                "--max-memory",
+                "32M",
+                "--threads",
+                "1",
+                "--json",
+                "--scratch",
+                path_str(scratch.path()),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn("6x8"), spawn("6x8"));
+    for child in [a, b] {
+        let v = json_of(&child.wait_with_output().unwrap());
+        assert_eq!(v["directed"], OPEN_6X8, "{v}");
+        assert!(v["disk_written_bytes"].as_u64().unwrap() > 0, "{v}");
+    }
+    assert_eq!(names(scratch.path()), Vec::<String>::new());
+}
+
+/// Whether process `pid` has ended and waits to be reaped (a zombie: its `/proc` entry is
+/// still there).
+fn zombie(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// A count through disk that kills itself (SIGKILL at its 40th file) and is not yet reaped, so
+/// its process id is still in the process table: the run that resumes it removes its files all
+/// the same (a lock the system released at its death says it has ended, where a process id
+/// alive in the table said it had not) and counts the exact total; the folder is empty after.
+#[test]
+fn files_of_a_killed_count_not_yet_reaped_are_removed_by_the_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("scratch");
+    fs::create_dir(&scratch).unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let args = [
+        "count",
+        "6x8",
+        "--threads",
+        "1",
+        "--max-memory",
+        "32M",
+        "--scratch",
+        path_str(&scratch),
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    let mut child = knights()
+        .args(args)
+        .env(knights::failpoint::ENV, "spill=40*off->return")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !zombie(child.id()) {
+        assert!(t0.elapsed() < HANG, "the count did not kill itself");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let left = names(&scratch);
+    assert!(
+        left.iter().any(|n| n.starts_with(".knights-spill.")),
+        "the killed count left no file: {left:?}"
+    );
+    let out = knights().args(args).arg("--json").output().unwrap();
+    assert_eq!(json_of(&out)["directed"], OPEN_6X8);
+    assert_eq!(names(&scratch), Vec::<String>::new());
+    // reaped only now: the resume ran while its process id was in the table
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(child.wait().unwrap().signal(), Some(9));
+}
+
+/// A ledger record deleted (as the message for a damaged one advises) is written again by the
+/// count's command with its checkpoint, which holds the piece: the ledger merges to the total.
+#[test]
+fn a_missing_ledger_record_is_written_again_from_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let ck = dir.path().join("run.ckpt");
+    let args = [
+        "count",
+        "6x8",
+        "--closed",
+        "--ledger",
+        path_str(&ledger),
+        "--checkpoint",
+        path_str(&ck),
+        "--json",
+    ];
+    let first = json_of(&knights().args(args).output().unwrap());
+    assert_eq!(first["undirected"], CLOSED_6X8);
+    let pieces = first["pieces"].as_u64().unwrap() as usize;
+    assert!(pieces > 3, "{first}");
+    let gone = ledger.join("piece-00003.log");
+    fs::remove_file(&gone).unwrap();
+    // (without --json, so that the notes are printed)
+    let out = knights().args(&args[..7]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(gone.exists(), "the record is not written again: {err}");
+    assert!(
+        err.contains("1 piece the checkpoint holds and the ledger lacked written to it (3)"),
+        "{err}"
+    );
+    let records: Vec<String> = names(&ledger)
+        .into_iter()
+        .map(|n| path_str(&ledger.join(n)).to_string())
+        .collect();
+    assert_eq!(records.len(), pieces);
+    let merged = json_of(
+        &knights()
+            .arg("merge")
+            .args(&records)
+            .arg("--json")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(merged["undirected"], CLOSED_6X8, "{merged}");
+}
