@@ -73,6 +73,9 @@ pub struct Limits {
     /// How the frontier engine's digit tree is sized, where the caller sets it (tests and
     /// measurements); the engine sizes it itself otherwise.
     pub tree: TreeSize,
+    /// Set (by a second stop signal) to give up the save of the work in progress that a run
+    /// makes as it stops: the last save stays, and the run ends at once.
+    pub abandon: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The sizes of the frontier engine's digit tree (see `frontier::meet`), each chosen by the

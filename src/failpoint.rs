@@ -9,6 +9,9 @@
 //! - `saved`: just after a count made something durable (a checkpoint record, a file replaced
 //!   atomically, a leaf of a piece recorded), or the exact sampler wrote a node it keeps
 //!   (`sample --nodes`).
+//! - `saving`: every 4,096 states a save of the frontier's work in progress writes (a layer
+//!   as the count goes or as it stops); `sleep(MS)` makes a save as slow as a large one, so that
+//!   a test can stop a count a second time while it saves.
 //! - `scratch-free`: the free space of the scratch folder, `return(BYTES)` (a refusal for want
 //!   of disk, tested the same on a machine with any disk).
 //! - `spill`: as a table's file on disk is begun (a partition's runs mid-layer, or a layer

@@ -65,6 +65,9 @@ pub struct Job {
     /// How the frontier engine's digit tree is sized (every size the engine's own by
     /// default; tests and measurements set them).
     pub tree: TreeSize,
+    /// Set to give up the save a stopping run makes of its work in progress (a second stop
+    /// signal): see [`Limits::abandon`].
+    pub abandon: Option<std::sync::Arc<AtomicBool>>,
 }
 
 impl Job {
@@ -86,6 +89,7 @@ impl Job {
             split: None,
             scratch: None,
             tree: TreeSize::default(),
+            abandon: None,
         }
     }
 
@@ -115,6 +119,7 @@ impl Job {
             split: self.split.clone(),
             scratch: self.scratch.clone(),
             tree: self.tree,
+            abandon: self.abandon.clone(),
         }
     }
 }

@@ -454,7 +454,7 @@ impl<K: Key> Run<'_, K> {
                 Ok(l) => l,
                 Err(_) if self.stopped() => {
                     if !self.saver.saved {
-                        self.save_forward(done, end, &layer, left.as_ref(), right.as_ref())?;
+                        self.save_forward(done, end, &layer, left.as_ref(), right.as_ref(), true)?;
                     }
                     return Ok(None);
                 }
@@ -482,7 +482,7 @@ impl<K: Key> Run<'_, K> {
                 right = Some(layer.clone());
             }
             if self.saver.due() && done < end {
-                self.save_forward(done, end, &layer, left.as_ref(), right.as_ref())?;
+                self.save_forward(done, end, &layer, left.as_ref(), right.as_ref(), false)?;
             }
         }
         if done == lsq && left.is_none() {
@@ -505,6 +505,7 @@ impl<K: Key> Run<'_, K> {
                 (rate * 1e12) as usize,
                 (0, 0),
                 &tables,
+                None,
             )?;
             self.saver.clear();
         }
@@ -518,6 +519,7 @@ impl<K: Key> Run<'_, K> {
         layer: &Node<K>,
         left: Option<&Node<K>>,
         right: Option<&Node<K>>,
+        stopping: bool,
     ) -> Result<(), RunError> {
         let mut tables = Vec::new();
         if let Some(l) = left {
@@ -527,8 +529,13 @@ impl<K: Key> Run<'_, K> {
             tables.push(("right", r.src()));
         }
         tables.push(("current", layer.src()));
-        self.saver
-            .save(&self.name, ("forward", done, done, end), &tables, self.obs)
+        let stage = ("forward", done, done, end);
+        if stopping {
+            self.saver
+                .save_stopping(&self.name, stage, &tables, self.obs)
+        } else {
+            self.saver.save(&self.name, stage, &tables, self.obs)
+        }
     }
 
     /// The shared tables saved at `p`, if there is such a file.

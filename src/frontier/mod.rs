@@ -43,7 +43,7 @@ mod tree;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use num_bigint::BigUint;
@@ -188,6 +188,7 @@ fn quiet_limits() -> Limits {
         split: None,
         scratch: None,
         tree: TreeSize::default(),
+        abandon: None,
     }
 }
 
@@ -681,6 +682,8 @@ struct Saver {
     saved: bool,
     /// Saves skipped for want of disk (the user is told at the first).
     skipped: u64,
+    /// Set to give up a save as the count stops (see [`Limits::abandon`]).
+    abandon: Option<std::sync::Arc<AtomicBool>>,
 }
 
 const SAVE_RATIO: u32 = 20;
@@ -718,11 +721,26 @@ impl Saver {
             let full = if free.is_some_and(|f| (f as f64) < need) {
                 true
             } else {
-                match snapshot::save(path, name, phase, done, (layer, layers), tables) {
+                match snapshot::save(
+                    path,
+                    name,
+                    phase,
+                    done,
+                    (layer, layers),
+                    tables,
+                    self.abandon.as_deref(),
+                ) {
                     Err(CheckpointError::Io { source, .. })
                         if source.kind() == std::io::ErrorKind::StorageFull =>
                     {
                         true
+                    }
+                    // given up at a second stop signal: the last save stays, and the count ends
+                    Err(CheckpointError::Io { source, .. })
+                        if source.kind() == std::io::ErrorKind::Interrupted
+                            && self.abandon.as_ref().is_some_and(|a| a.load(Ordering::Relaxed)) =>
+                    {
+                        return Ok(());
                     }
                     r => {
                         r?;
@@ -750,6 +768,27 @@ impl Saver {
         }
         self.saved = true;
         Ok(())
+    }
+
+    /// [`Saver::save`] of the work in progress as the count stops: said first, for a large
+    /// layer takes a while to write, and given up at a second stop signal.
+    fn save_stopping<K: Key>(
+        &mut self,
+        name: &RunName,
+        stage: (&str, usize, usize, usize),
+        tables: &[(&str, Src<'_, K>)],
+        obs: &dyn Observer,
+    ) -> Result<(), RunError> {
+        if let Some(path) = &self.path {
+            let states: u64 = tables.iter().map(|(_, t)| t.len()).sum();
+            obs.info(&format!(
+                "stopping: saving the work in progress ({} state{}) to '{}' so that the count resumes from it; a second stop signal stops without it (the last save is kept)",
+                group_u64(states),
+                plural(states),
+                path.display()
+            ));
+        }
+        self.save(name, stage, tables, obs)
     }
 
     /// Forgets the stage saved (it is finished and recorded elsewhere).
@@ -947,6 +986,7 @@ impl<'a, K: Key> Run<'a, K> {
                 cost: Duration::ZERO,
                 saved: false,
                 skipped: 0,
+                abandon: limits.abandon.clone(),
             },
             split_path: limits
                 .split
@@ -1361,7 +1401,7 @@ impl<'a, K: Key> Run<'a, K> {
                 }
                 Err(Stopped::Interrupted) => {
                     if !self.saver.saved {
-                        self.saver.save(
+                        self.saver.save_stopping(
                             &self.name,
                             (phase, i, (i).saturating_sub(self.offset), self.total),
                             &with_current(extra, &layer),

@@ -110,6 +110,7 @@ pub(crate) fn save<K: Key>(
     done: usize,
     layers: (usize, usize),
     tables: &[(&str, Src<'_, K>)],
+    abandon: Option<&AtomicBool>,
 ) -> Result<u32, CheckpointError> {
     let limbs = tables.iter().map(|t| t.1.shape().limbs).max().unwrap_or(1);
     let key_bytes = tables.first().map_or(K::BYTES, |t| t.1.shape().key);
@@ -139,11 +140,24 @@ pub(crate) fn save<K: Key>(
         let mut crc = crc32fast::Hasher::new();
         let mut entry = vec![0u8; stride];
         let mut key = [0u8; 16];
+        let mut seen = 0u64;
         for (_, t) in tables {
             // a table on disk is read back as it is written: a failure to read it fails the save
             let mut written = Ok(());
             t.each(|k, c| {
                 if written.is_err() {
+                    return;
+                }
+                seen += 1;
+                if seen % 4096 == 0 {
+                    fail::fail_point!("saving");
+                }
+                // Relaxed: the flag only asks the save to end (the temporary file goes)
+                if seen % 4096 == 0 && abandon.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                    written = Err(std::io::Error::new(
+                        std::io::ErrorKind::Interrupted,
+                        "the save was given up at a second stop signal",
+                    ));
                     return;
                 }
                 k.write(&mut key);
@@ -568,6 +582,7 @@ mod tests {
             5,
             (5, 36),
             &[("one", Src::Mem(&one)), ("current", Src::Mem(&t))],
+            None,
         )
         .unwrap();
         let mut back: Snapshot<u64> = load(&path, &name("5x5"), 8).unwrap().unwrap();
@@ -644,6 +659,7 @@ mod tests {
             5,
             (5, 36),
             &[("left", Src::Mem(&one)), ("right", Src::Mem(&t))],
+            None,
         )
         .unwrap();
         let truth = vec![
@@ -658,6 +674,7 @@ mod tests {
             5,
             (5, 36),
             &[("left", Src::Mem(&one))],
+            None,
         )
         .unwrap();
         (ours, fs::read(&path).unwrap(), truth)

@@ -216,3 +216,145 @@ fn a_missing_ledger_record_is_written_again_from_the_checkpoint() {
     );
     assert_eq!(merged["undirected"], CLOSED_6X8, "{merged}");
 }
+
+/// Reads `child`'s standard error on a thread of its own, line by line, into the returned
+/// buffer.
+fn collect_stderr(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<String>> {
+    use std::io::BufRead;
+    let buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let err = child.stderr.take().unwrap();
+    let into = std::sync::Arc::clone(&buf);
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let mut b = into.lock().unwrap();
+            b.push_str(&line);
+            b.push('\n');
+        }
+    });
+    buf
+}
+
+/// Waits until `buf` holds `text` (or the child ends, or a hang).
+fn wait_for_text(child: &mut Child, buf: &std::sync::Mutex<String>, text: &str) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < HANG {
+        if buf.lock().unwrap().contains(text) {
+            return true;
+        }
+        if child.try_wait().unwrap().is_some() {
+            return buf.lock().unwrap().contains(text);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+fn sigterm(child: &Child) {
+    // SAFETY: a signal to a child process of this test, by its id
+    let r = unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(r, 0);
+}
+
+/// A count stopped by SIGTERM says it is saving its work in progress; a second SIGTERM during
+/// that save (made slow by the fail point `saving`) gives it up: the count ends at once with
+/// the interrupted code, says the work in progress was not saved and what it kept, removes its
+/// files (the tables in the scratch folder, the temporary save, the checkpoint's lock), and the
+/// last save it kept resumes to the exact count.
+#[test]
+fn a_second_stop_signal_gives_up_the_save_and_leaves_no_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("scratch");
+    fs::create_dir(&scratch).unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let args = [
+        "count",
+        "6x8",
+        "--from",
+        "a1",
+        "--engine",
+        "frontier",
+        "--threads",
+        "1",
+        "--max-memory",
+        "64M",
+        "--scratch",
+        path_str(&scratch),
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    let mut child = knights()
+        .args(args)
+        .env(knights::failpoint::ENV, "saving=sleep(100)")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = collect_stderr(&mut child);
+    // a save of a layer of more than 4,096 states (so that it pauses), watched from start to
+    // end by its temporary file: a save is due again only after 20 times as long, and a layer
+    // of these takes a fraction of one, so that two of its durations after it the count has
+    // finished a layer it has not saved
+    let layers = dir.path().join("run.ckpt.layers");
+    let saved_at = || {
+        knights::frontier::snapshot::read_header(&layers)
+            .ok()
+            .flatten()
+            .and_then(|h| h.layer())
+            .map_or(0, |(a, _)| a)
+    };
+    let saving = || {
+        names(dir.path())
+            .iter()
+            .any(|n| n.starts_with(".knights-tmp.") && n.ends_with("run.ckpt.layers"))
+    };
+    let t0 = Instant::now();
+    let alive = |child: &mut Child| {
+        assert!(
+            t0.elapsed() < HANG && child.try_wait().unwrap().is_none(),
+            "the count ended before it was stopped"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let took = loop {
+        while !saving() {
+            alive(&mut child);
+        }
+        let began = Instant::now();
+        while saving() {
+            alive(&mut child);
+        }
+        // a save that paused (the first has a layer of a few states)
+        if began.elapsed() >= Duration::from_millis(80) && saved_at() > 1 {
+            break began.elapsed();
+        }
+    };
+    std::thread::sleep(took * 2);
+    sigterm(&child);
+    assert!(
+        wait_for_text(&mut child, &err, "stopping: saving the work in progress"),
+        "{}",
+        err.lock().unwrap()
+    );
+    sigterm(&child);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}: {}", err.lock().unwrap());
+    assert_eq!(status.signal(), None);
+    // (the reader thread has the last lines once the pipe closes)
+    std::thread::sleep(Duration::from_millis(200));
+    let said = err.lock().unwrap().clone();
+    assert!(
+        said.contains("interrupted twice, so the work in progress was not saved")
+            && said.contains("the last save of the work in progress, at layer")
+            && said.contains("resume with:"),
+        "{said}"
+    );
+    assert_eq!(names(&scratch), Vec::<String>::new());
+    let left: Vec<String> = names(dir.path())
+        .into_iter()
+        .filter(|n| n != "scratch")
+        .collect();
+    assert_eq!(left, vec!["run.ckpt", "run.ckpt.layers"], "{said}");
+    let out = knights().args(args).arg("--json").output().unwrap();
+    assert_eq!(json_of(&out)["directed"], 3_510_786_106u64);
+}
