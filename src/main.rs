@@ -1,6 +1,7 @@
 //! The `knights` command: parses arguments, calls the library, prints. Exit codes: 0 success,
 //! 1 nothing found (no tour, invalid tour, no total, a bench answer that failed its check),
-//! 2 usage or input error, 130 interrupted.
+//! 2 usage or input error, 3 the machine failed the run (a disk full or failing: what was kept
+//! is said), 130 interrupted.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -18,6 +19,8 @@ static GLOBAL: allocator::Allocator = allocator::Allocator;
 
 const EXIT_NOT_FOUND: u8 = 1;
 const EXIT_USAGE: u8 = 2;
+/// The machine failed the run (a disk full or failing): not the user's input.
+const EXIT_SYSTEM: u8 = 3;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
@@ -61,7 +64,11 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("knights: {}", error_line(&e));
-            ExitCode::from(EXIT_USAGE)
+            ExitCode::from(if is_system_failure(&e) {
+                EXIT_SYSTEM
+            } else {
+                EXIT_USAGE
+            })
         }
     }
 }
@@ -99,6 +106,10 @@ fn one_line(msg: &str) -> String {
 /// The longest error line printed, in characters (quoted values are cut well before).
 const MAX_LINE: usize = 1000;
 
+/// The longest path an error line quotes whole, in characters (other quoted values are cut at
+/// [`CLIP_CHARS`](knights::error::CLIP_CHARS)).
+const MAX_PATH_SHOWN: usize = 400;
+
 /// An error and its causes on one line, `: ` between them. A cause whose text the line already
 /// holds is left out: library errors quote their OS error, which is also their `source`, and it
 /// is said once.
@@ -133,7 +144,13 @@ fn clip_line(msg: &str) -> String {
         match after.find('\'') {
             Some(close) if opens && !after[..close].contains(char::is_whitespace) => {
                 out.push_str(&rest[..=open]);
-                out.push_str(&knights::error::clip(&after[..close]));
+                let value = &after[..close];
+                // a path is said whole (cut mid-name, it names no file), up to a long one's
+                if value.contains('/') && value.chars().count() <= MAX_PATH_SHOWN {
+                    out.push_str(value);
+                } else {
+                    out.push_str(&knights::error::clip(value));
+                }
                 out.push('\'');
                 rest = &after[close + 1..];
             }
@@ -149,6 +166,36 @@ fn clip_line(msg: &str) -> String {
         return line.chars().take(MAX_LINE).collect::<String>() + "…";
     }
     line
+}
+
+/// A failure of the machine rather than of the request, said with what was kept: a disk full
+/// or failing under a run (exit code 3).
+#[derive(Debug)]
+struct SystemFailure(String);
+
+impl std::fmt::Display for SystemFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SystemFailure {}
+
+/// Whether `e` is the machine's failure: a [`SystemFailure`], a file the tool keeps that
+/// failed ([`knights::durable::DiskError`]), or any write that found the disk full.
+fn is_system_failure(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.is::<SystemFailure>()
+            || c.is::<knights::durable::DiskError>()
+            || c.downcast_ref::<knights::engine::RunError>()
+                .is_some_and(|r| matches!(r, knights::engine::RunError::Disk(_)))
+            || c.downcast_ref::<io::Error>().is_some_and(|io| {
+                matches!(
+                    io.kind(),
+                    io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded
+                )
+            })
+    })
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -109,7 +109,11 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
     let mut job = job;
     job.abandon = Some(Arc::clone(&hurry));
     let display = Progress::new(mode, a.json || a.quiet);
-    let outcome = display.run(|obs| driver::run(&job, &stop, obs))?;
+    let outcome = match display.run(|obs| driver::run(&job, &stop, obs)) {
+        Ok(o) => o,
+        Err(driver::RunError::Disk(e)) => return Err(disk_failed(&job, &e).into()),
+        Err(e) => return Err(e.into()),
+    };
     // stopped a second time: the work in progress was not saved (the last save was kept)
     let twice = if hurry.load(Ordering::SeqCst) {
         "interrupted twice, so the work in progress was not saved (the last save is kept)"
@@ -152,6 +156,48 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
         emit(&outcome.report(&job).text(&outcome.count))?;
     }
     Ok(code)
+}
+
+/// A count stopped by its disk (full, failing, a file removed under it), said with what was
+/// kept and what to do: the checkpoint's pieces and its last save, the scratch folder, and the
+/// command that resumes.
+fn disk_failed(job: &Job, e: &knights::durable::DiskError) -> crate::SystemFailure {
+    let scratch = job.scratch_dir();
+    let remedy = if e.is_full() {
+        format!(
+            "free some space in '{}', or give a folder on a larger disk with --scratch DIR (or a larger --max-memory, so that less goes to disk)",
+            scratch.display()
+        )
+    } else {
+        format!(
+            "check the disk of '{}', or give another folder with --scratch DIR",
+            scratch.display()
+        )
+    };
+    let kept = match &job.checkpoint {
+        Some(p) => {
+            let pieces = knights::count::checkpoint::read(p).map_or_else(
+                |_| format!("the checkpoint '{}'", p.display()),
+                |l| {
+                    format!(
+                        "the checkpoint '{}' holds {} of {} pieces",
+                        p.display(),
+                        progress::group(l.done.len() as u64),
+                        progress::group(l.id.units as u64)
+                    )
+                },
+            );
+            format!(
+                "what was counted is kept ({pieces}{}); {remedy}, then resume with: {}",
+                last_save(p),
+                resume_command()
+            )
+        }
+        None => format!(
+            "nothing of the count is kept (with --checkpoint FILE a count can be resumed); {remedy}"
+        ),
+    };
+    crate::SystemFailure(format!("{e}; {kept}"))
 }
 
 /// Where the last save of the work in progress beside checkpoint `p` stands, as the end of a

@@ -109,6 +109,13 @@ impl Job {
         }
     }
 
+    /// Where the frontier engine's tables that pass the memory bound go: `--scratch`, else the
+    /// checkpoint's folder, else the system's temporary folder.
+    #[must_use]
+    pub fn scratch_dir(&self) -> PathBuf {
+        frontier::scratch_dir(&self.limits())
+    }
+
     fn limits(&self) -> Limits {
         Limits {
             threads: self.thread_count(),

@@ -75,6 +75,26 @@ fn in_namespace() -> Vec<&'static str> {
     );
 }
 
+/// `unshare` with the options that give what follows a mount namespace of its own (as root,
+/// or in a user namespace where this user may make one), so that it may mount a small file
+/// system of its own: a disk that fills.
+fn mount_namespace() -> Vec<&'static str> {
+    let tries: [&[&str]; 2] = [&["--mount"], &["--user", "--map-root-user", "--mount"]];
+    for t in tries {
+        let ok = Command::new("unshare")
+            .args(t)
+            .args(["sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return std::iter::once("unshare").chain(t.iter().copied()).collect();
+        }
+    }
+    panic!(
+        "this test mounts a small file system in a mount namespace of its own: it needs unshare (util-linux) and root, or user namespaces"
+    );
+}
+
 /// Two counts through disk that share a scratch folder, each in a PID namespace of its own
 /// (both are process 1 there, and neither sees the other's process): each counts its exact
 /// total, and the folder is empty after. Before run identities, both wrote
@@ -357,4 +377,84 @@ fn a_second_stop_signal_gives_up_the_save_and_leaves_no_file() {
     assert_eq!(left, vec!["run.ckpt", "run.ckpt.layers"], "{said}");
     let out = knights().args(args).arg("--json").output().unwrap();
     assert_eq!(json_of(&out)["directed"], 3_510_786_106u64);
+}
+
+/// A count whose scratch folder's disk fills (a file system of 2 and of 6 MiB, mounted for the
+/// count alone): it stops with exit code 3 (the machine's failure, not a usage error), says the
+/// disk is full, what the checkpoint keeps, `--scratch DIR` and the command that resumes, and
+/// leaves nothing in the folder (before, the file of runs whose write failed stayed). Given a
+/// folder with room, the same checkpoint resumes to the exact count.
+#[test]
+fn a_full_scratch_disk_stops_the_count_with_what_was_kept_and_no_file_left() {
+    let ns = mount_namespace();
+    let bin = bin();
+    for size in ["2m", "6m"] {
+        let dir = tempfile::tempdir().unwrap();
+        let ck = dir.path().join("run.ckpt");
+        let mnt = dir.path().join("small");
+        fs::create_dir(&mnt).unwrap();
+        let script = format!(
+            "mount -t tmpfs -o size={size} tmpfs \"$1\" || exit 99; shift; \"$@\"; rc=$?; echo; echo left:; ls -A \"$MNT\"; exit $rc"
+        );
+        let out = Command::new(ns[0])
+            .args(&ns[1..])
+            .args(["sh", "-c", &script, "sh", path_str(&mnt)])
+            .arg(&bin)
+            .args([
+                "count",
+                "6x8",
+                "--max-memory",
+                "32M",
+                "--threads",
+                "1",
+                "--force",
+                "--scratch",
+                path_str(&mnt),
+                "--checkpoint",
+                path_str(&ck),
+            ])
+            .env("MNT", &mnt)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(out.status.code(), Some(3), "{size}: {err}{stdout}");
+        let line = err.lines().last().unwrap_or_default();
+        for said in [
+            "No space left on device",
+            "what was counted is kept (the checkpoint '",
+            "--scratch DIR",
+            "then resume with: ",
+        ] {
+            assert!(line.contains(said), "{size}: '{said}' not in {line}");
+        }
+        let left = stdout.split("left:").nth(1).unwrap_or("?").trim();
+        assert_eq!(left, "", "{size}: files left in the full folder");
+        let v = json_of(
+            &knights()
+                .args(["count", "6x8", "--max-memory", "32M", "--threads", "1"])
+                .args(["--checkpoint", path_str(&ck), "--json"])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(v["directed"], OPEN_6X8, "{size}: {v}");
+    }
+}
+
+/// A path in a message is said whole, not cut mid-name (a cut path names no file): a
+/// checkpoint in a folder that is not there, 150 characters deep.
+#[test]
+fn paths_in_messages_are_not_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir
+        .path()
+        .join("a-folder-with-a-long-name-that-is-not-there".repeat(3))
+        .join("run.ckpt");
+    let out = knights()
+        .args(["count", "6x6", "--checkpoint", path_str(&deep)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(path_str(&deep)), "{err}");
 }
