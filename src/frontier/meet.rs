@@ -547,12 +547,12 @@ impl<K: Key> Run<'_, K> {
         };
         let w = self.walk.w;
         if s.phase != "split" {
-            return Err(self.foreign_phase());
+            return Err(Self::foreign_phase_of(p));
         }
-        let left = s.take("left").ok_or_else(|| self.foreign_phase())?;
+        let left = s.take("left").ok_or_else(|| Self::foreign_phase_of(p))?;
         let right = s.take("right");
         if right.is_some() == (cut.left == cut.right - 1) {
-            return Err(self.foreign_phase());
+            return Err(Self::foreign_phase_of(p));
         }
         let _ = w;
         self.make_roots(left, right, s.done as f64 * 1e-12)

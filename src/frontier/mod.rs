@@ -1581,10 +1581,17 @@ impl<'a, K: Key> Run<'a, K> {
         }
     }
 
+    /// The saved stage (`FILE.layers`) stops at a point this run does not have.
     fn foreign_phase(&self) -> RunError {
         let path = self.saver.path.clone().unwrap_or_default();
+        Self::foreign_phase_of(&path)
+    }
+
+    /// The saved stage at `path` (the checkpoint's layers, or the split) stops at a point this
+    /// run does not have.
+    fn foreign_phase_of(path: &Path) -> RunError {
         CheckpointError::Damaged {
-            path,
+            path: path.into(),
             why: "it stops at a point this run does not have".into(),
         }
         .into()

@@ -458,3 +458,126 @@ fn paths_in_messages_are_not_cut() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(path_str(&deep)), "{err}");
 }
+
+/// A scratch disk that fills while a count reads its saved layer back (a resume under a
+/// smaller bound, its layer of millions of states put through the scratch folder) is the
+/// disk's failure, not damage to the checkpoint: exit code 3, the checkpoint said to be kept
+/// (never "delete it"), and the same checkpoint resumes to the exact count where there is room.
+#[test]
+fn a_scratch_disk_that_fills_while_a_saved_layer_is_read_back_is_not_a_damaged_checkpoint() {
+    let ns = mount_namespace();
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let layers = dir.path().join("run.ckpt.layers");
+    let sweep = |memory: &str| {
+        [
+            "count",
+            "6x8",
+            "--from",
+            "a1",
+            "--engine",
+            "frontier",
+            "--threads",
+            "1",
+            "--max-memory",
+            memory,
+            "--checkpoint",
+            path_str(&ck),
+        ]
+        .map(str::to_string)
+    };
+    let mut child = knights()
+        .args(sweep("1G"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // a save at layer 28 or later (millions of states), then a stop, which saves its layer
+    let t0 = Instant::now();
+    let saved_at = || {
+        knights::frontier::snapshot::read_header(&layers)
+            .ok()
+            .flatten()
+            .and_then(|h| h.layer())
+            .map_or(0, |(a, _)| a)
+    };
+    while saved_at() < 28 {
+        assert!(t0.elapsed() < HANG && child.try_wait().unwrap().is_none());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    sigterm(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let states: usize = knights::frontier::snapshot::read_header(&layers)
+        .unwrap()
+        .unwrap()
+        .tables()
+        .iter()
+        .map(|t| t.1)
+        .sum();
+    assert!(states > 2_000_000, "{states} states saved");
+    let mnt = dir.path().join("small");
+    fs::create_dir(&mnt).unwrap();
+    let mut resume = sweep("32M").to_vec();
+    resume.extend(["--scratch".to_string(), path_str(&mnt).to_string()]);
+    let out = Command::new(ns[0])
+        .args(&ns[1..])
+        .args([
+            "sh",
+            "-c",
+            "mount -t tmpfs -o size=1m tmpfs \"$1\" || exit 99; shift; exec \"$@\"",
+            "sh",
+            path_str(&mnt),
+        ])
+        .arg(bin())
+        .args(&resume)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("No space left on device") && err.contains("what was counted is kept"),
+        "{err}"
+    );
+    assert!(!err.contains("damaged") && !err.contains("delete"), "{err}");
+    let v = json_of(&knights().args(sweep("1G")).arg("--json").output().unwrap());
+    assert_eq!(v["directed"], 3_510_786_106u64, "{v}");
+}
+
+/// A split (the shared tables beside the checkpoint) that holds another stage is refused
+/// under its own name, not the name of the saved layers beside it.
+#[test]
+fn a_foreign_split_is_named_as_the_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("run.ckpt");
+    let args = [
+        "count",
+        "6x8",
+        "--max-memory",
+        "32M",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(&ck),
+    ];
+    // killed in its forward walk, a layer saved and no split yet
+    let out = knights()
+        .args(args)
+        .env(knights::failpoint::ENV, "spill=100*off->return")
+        .output()
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(9));
+    let (layers, split) = (
+        dir.path().join("run.ckpt.layers"),
+        dir.path().join("run.ckpt.split"),
+    );
+    assert!(layers.exists() && !split.exists());
+    fs::copy(&layers, &split).unwrap();
+    let out = knights().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("'{}' is damaged", split.display())),
+        "{err}"
+    );
+}
