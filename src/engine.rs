@@ -297,10 +297,25 @@ pub trait Host: Sync {
     fn earlier(&self) -> Vec<Timed> {
         Vec::new()
     }
+    /// What this run will count, where the driver knows it before the engine cuts the count
+    /// (the records of an earlier run's cut, `--only`): for the engine's first projection,
+    /// which then projects those pieces and the walk they share, not the whole count.
+    fn expected(&self) -> Option<Expected> {
+        None
+    }
     /// The work the pieces share is done (read back or made) and the pieces begin: the first
     /// piece's time counts from here, not from [`Host::start`] (a resumed run reads its
     /// shared tables after it learns its pieces).
     fn pieces_begin(&self) {}
+}
+
+/// What a run will count of its cut, known before the engine cuts it (see [`Host::expected`]):
+/// `pieces` of the cut's `of` (`None` where no record gives the cut yet: the pieces `--only`
+/// names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub pieces: usize,
+    pub of: Option<usize>,
 }
 
 /// A node of a digit tree that a piece made on its way from the roots (see [`Host::above`]): its

@@ -12,6 +12,8 @@
 //! - `saving`: every 4,096 states a save of the frontier's work in progress writes (a layer
 //!   as the count goes or as it stops); `sleep(MS)` makes a save as slow as a large one, so that
 //!   a test can stop a count a second time while it saves.
+//! - `projected-seconds`: `return(SECONDS)` sets a frontier count's projected time at its
+//!   first projection (what a count of hours says, tested on a count of seconds).
 //! - `scratch-free`: the free space of the scratch folder, `return(BYTES)` (a refusal for want
 //!   of disk, tested the same on a machine with any disk).
 //! - `spill`: as a table's file on disk is begun (a partition's runs mid-layer, or a layer

@@ -726,7 +726,12 @@ impl Host for Runner<'_> {
                 from,
                 files,
                 other,
+                timed,
             } = super::ledger::read(dir, &id)?;
+            // the records' times too, for the projection of the pieces left (a checkpoint's
+            // own, where it has the piece, come first)
+            let known: std::collections::BTreeSet<usize> = earlier.iter().map(|t| t.piece).collect();
+            earlier.extend(timed.into_iter().filter(|t| !known.contains(&t.piece)));
             let new = kept.keys().filter(|u| !done.contains_key(u)).count();
             // the pieces the checkpoint holds and the ledger lacks (a record deleted as damaged,
             // a ledger given later): written to it, so that the ledger is whole where the
@@ -884,6 +889,47 @@ impl Host for Runner<'_> {
         Ok(())
     }
 
+    fn expected(&self) -> Option<crate::engine::Expected> {
+        let job = self.job;
+        // the request as the records name it (the cut is not compared)
+        let id = RunId {
+            shard: self.shard,
+            ..RunId::new(job.board, &job.piece, &job.spec, self.engine, 0, 0, 0)
+        };
+        let mut cut: Option<(usize, std::collections::BTreeSet<usize>)> = None;
+        if let Some(l) = job
+            .checkpoint
+            .as_deref()
+            .and_then(|p| checkpoint::read(p).ok())
+            .filter(|l| l.id.engine == self.engine && l.id.differs_in_request(&id).is_none())
+        {
+            cut = Some((l.id.units, l.done.keys().copied().collect()));
+        }
+        if let Some((units, done)) = job.ledger.as_deref().and_then(|d| super::ledger::peek(d, &id))
+        {
+            match &mut cut {
+                Some((u, d)) if *u == units => d.extend(done),
+                Some(_) => {}
+                None => cut = Some((units, done)),
+            }
+        }
+        let Some((units, done)) = cut else {
+            return job.only.as_ref().map(|o| crate::engine::Expected {
+                pieces: o.len(),
+                of: None,
+            });
+        };
+        let mut mine = self.shard.units(units);
+        if let Some(only) = &job.only {
+            mine.retain(|u| only.contains(u));
+        }
+        mine.retain(|u| !done.contains(u));
+        Some(crate::engine::Expected {
+            pieces: mine.len(),
+            of: Some(units),
+        })
+    }
+
     fn recorded(&self) -> Option<Recorded> {
         let path = self.job.checkpoint.as_deref()?;
         let loaded = checkpoint::read(path).ok()?;
@@ -972,6 +1018,10 @@ pub enum Merged {
         duplicated: Vec<(Shard, Vec<PathBuf>)>,
         /// Files of another run (or cut into another number of shards), and why.
         foreign: Vec<(PathBuf, String)>,
+        /// Whether the files are a ledger's records (a piece each), not shards' checkpoints.
+        records: bool,
+        /// The number of shards the run was split into.
+        shards: u32,
     },
 }
 
@@ -1046,6 +1096,8 @@ pub(crate) fn merge_read(
             unfinished: m.unfinished,
             duplicated: m.duplicated,
             foreign: m.foreign,
+            records: !files.is_empty() && files.iter().all(|f| f.ledger),
+            shards,
             engine,
             job,
         });
@@ -1094,6 +1146,8 @@ impl Merged {
                 unfinished,
                 duplicated,
                 foreign,
+                records,
+                shards,
             } => {
                 let mut r = Report::new(job.board, &job.piece, &job.spec, engine.name(), 0);
                 r.scope = from;
@@ -1128,8 +1182,17 @@ impl Merged {
                     );
                 }
                 if *unfinished > 0 {
+                    // what finishes them: a ledger's command counts what no record holds, a
+                    // run of one process resumes from its checkpoint
+                    let how = if *records {
+                        "no record holds them: the count's command with --ledger DIR counts only the pieces the folder lacks"
+                    } else if *shards > 1 {
+                        "in the shards given: run those shards again with the same command to finish them"
+                    } else {
+                        "run the count again with the same command and its checkpoint to finish them"
+                    };
                     s += &format!(
-                        "unfinished {}s: {} in the shards given (run those shards again with the same command to finish them)\n",
+                        "unfinished {}s: {} ({how})\n",
                         piece_name(*engine),
                         group_u64(*unfinished as u64)
                     );
@@ -1162,6 +1225,7 @@ impl Merged {
                 unfinished,
                 duplicated,
                 foreign,
+                ..
             } => {
                 let missing: Vec<String> = missing.iter().map(ToString::to_string).collect();
                 let duplicated: Vec<serde_json::Value> = duplicated
@@ -1208,6 +1272,66 @@ impl Merged {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a run will count is known before the cut from the records of the same cut (a
+    /// checkpoint's and a ledger's) and `--only`, so that the engine's first projection is of
+    /// those pieces and the walk they share, not of the whole count; and `knights status` of a
+    /// ledger with a piece left says that walk, at the time the count itself projects.
+    #[test]
+    fn the_pieces_a_run_will_count_are_known_before_the_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = dir.path().join("ledger");
+        let spec = CountSpec {
+            closed: true,
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        let mut job = Job::new(
+            "6x8".parse().unwrap(),
+            Piece::knight(),
+            spec,
+            Engine::Frontier,
+        );
+        job.ledger = Some(ledger.clone());
+        let stop = AtomicBool::new(false);
+        let runner = |job| Runner {
+            job,
+            engine: Engine::Frontier.name(),
+            stop: &stop,
+            obs: &Quiet,
+            shard: Shard::ALL,
+            state: Mutex::new(State::default()),
+        };
+        // nothing recorded: the whole count (nothing known), or what --only names
+        assert_eq!(runner(&job).expected(), None);
+        let mut only = job.clone();
+        only.only = Some(vec![3, 4]);
+        let e = runner(&only).expected();
+        assert_eq!(e, Some(crate::engine::Expected { pieces: 2, of: None }));
+        let out = run(&job, &stop, &Quiet).unwrap();
+        let pieces = out.units;
+        assert!(pieces > 3);
+        std::fs::remove_file(checkpoint::ledger_path(&ledger, 3)).unwrap();
+        let e = runner(&job).expected();
+        assert_eq!(e, Some(crate::engine::Expected { pieces: 1, of: Some(pieces) }));
+        let e = runner(&only).expected();
+        assert_eq!(e, Some(crate::engine::Expected { pieces: 1, of: Some(pieces) }));
+        let folder = super::super::folder::status(&ledger).unwrap();
+        let walk = crate::frontier::shared_walk_seconds(job.board, &job.piece, &job.spec)
+            .unwrap()
+            .unwrap();
+        assert!(walk > 0.0);
+        assert_eq!(folder.shared_walk(), Some(walk));
+        let said = folder.text();
+        assert!(
+            said.contains("the walk every piece shares: about")
+                && said.contains(
+                    "unfinished pieces: 1 (no record holds them: the count's command with --ledger DIR counts only the pieces the folder lacks)"
+                ),
+            "{said}"
+        );
+        assert!(!said.contains("shards"), "{said}");
+    }
 
     /// A piece the engine leaves for more memory is noted beside the checkpoint, and `knights
     /// status` says that it needs a larger bound: not "run the command again", which stops at

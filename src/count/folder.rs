@@ -207,6 +207,23 @@ impl Status {
         (left, secs)
     }
 
+    /// The time of the walk every piece shares, which a run of the pieces left makes first
+    /// where it has no split file (the tables the pieces start from), projected as the count
+    /// projects it (a probe of its first columns, a second or so): `None` where nothing is left
+    /// or the count is not met in the middle.
+    #[must_use]
+    pub fn shared_walk(&self) -> Option<f64> {
+        let super::driver::Merged::Partial { job, engine, .. } = &self.merged else {
+            return None;
+        };
+        if *engine != crate::count::Engine::Frontier || self.tree.is_none() {
+            return None;
+        }
+        crate::frontier::shared_walk_seconds(job.board, &job.piece, &job.spec)
+            .ok()
+            .flatten()
+    }
+
     /// The text `knights status DIR` prints.
     #[must_use]
     pub fn text(&self) -> String {
@@ -288,6 +305,12 @@ impl Status {
                     s += &format!(
                         ", {} at the mean of the {RECENT} highest-numbered pieces counted (pieces differ: these make a band, not a figure)",
                         human_duration(near)
+                    );
+                }
+                if let Some(walk) = self.shared_walk() {
+                    s += &format!(
+                        "; and before them, where the run has no split file, the walk every piece shares: about {} (projected from its first columns)",
+                        human_duration(walk)
                     );
                 }
                 s.push('\n');

@@ -10,7 +10,7 @@
 //! mark, reset at the start of each piece where the system allows (Linux's `clear_refs`), else
 //! the process's peak so far (said by the key `peak_mib_since_start`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -30,6 +30,8 @@ pub struct Held {
     pub files: usize,
     /// The files of other runs (left aside).
     pub other: Vec<PathBuf>,
+    /// The pieces with their records' wall seconds (see [`crate::engine::Host::earlier`]).
+    pub timed: Vec<Timed>,
 }
 
 /// The pieces of run `id` that the ledger in `dir` holds (none where `dir` does not exist).
@@ -37,12 +39,14 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
     let mut done: BTreeMap<usize, BigUint> = BTreeMap::new();
     let mut from: BTreeMap<usize, PathBuf> = BTreeMap::new();
     let (mut ours, mut other) = (0, Vec::new());
+    let mut notes = BTreeMap::new();
     let Ok(paths) = log_files(dir) else {
         return Ok(Held {
             done,
             from,
             files: 0,
             other,
+            timed: Vec::new(),
         });
     };
     for path in paths {
@@ -55,6 +59,7 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
             continue;
         }
         ours += 1;
+        notes.extend(l.notes);
         for (u, c) in l.done {
             if let Some(a) = done.get(&u) {
                 if *a != c {
@@ -76,7 +81,30 @@ pub fn read(dir: &Path, id: &RunId) -> Result<Held, CheckpointError> {
         from,
         files: ours,
         other,
+        timed: NoteFigures::of(&notes).timed(),
     })
+}
+
+/// The cut and the pieces counted that the records in `dir` give for a request like `id`'s
+/// (its board, piece, kind and engine; the cut and the shard are not compared): `(pieces of
+/// the cut, pieces counted)`, read before the engine has cut the count. `None` where no record
+/// is of such a run.
+#[must_use]
+pub fn peek(dir: &Path, id: &RunId) -> Option<(usize, BTreeSet<usize>)> {
+    let mut found: Option<(usize, BTreeSet<usize>)> = None;
+    for path in log_files(dir).ok()? {
+        let Ok(l) = checkpoint::read(&path) else {
+            continue;
+        };
+        if !l.ledger || l.id.differs_in_request(id).is_some() {
+            continue;
+        }
+        let (units, done) = found.get_or_insert_with(|| (l.id.units, BTreeSet::new()));
+        if *units == l.id.units {
+            done.extend(l.done.keys().copied());
+        }
+    }
+    found
 }
 
 /// The note of a ledger record copied from the run's checkpoint (the piece was counted, its

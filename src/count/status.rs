@@ -627,6 +627,7 @@ mod tests {
             9,
             (9, 36),
             &[("current", crate::frontier::table::Src::Mem(&t))],
+            None,
         )
         .unwrap();
         assert!(status(&ckpt).unwrap().stage.is_some());

@@ -119,6 +119,14 @@ pub(super) fn meeting_reads(w: u32, left: usize, right: usize, col: &[f64]) -> f
     crossing + last + crossing.min(last)
 }
 
+/// The states a meeting's forward walk reads to the end of column `last` (the shared walk), from
+/// the projected column ends `col`: each column's reads from its start and end.
+pub(super) fn forward_reads(w: u32, last: usize, col: &[f64]) -> f64 {
+    (0..last.min(col.len().saturating_sub(1)))
+        .map(|c| column_reads(w, col[c], col[c + 1]))
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{meeting_reads, project_columns};

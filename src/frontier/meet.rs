@@ -743,8 +743,11 @@ impl<K: Key> Run<'_, K> {
             group_u64(roots.right_len),
             if roots.true_right { "right" } else { "left" },
             human_duration(seconds * mine as f64 / split.pieces as f64),
-            if shards > 1 {
-                format!("this shard's {mine}")
+            if mine < split.pieces {
+                format!(
+                    "{}the {mine} to count (at the mean piece's share)",
+                    if shards > 1 { "this shard's part, " } else { "" }
+                )
             } else {
                 "all".to_string()
             },

@@ -197,7 +197,11 @@ fn quiet_limits() -> Limits {
 pub struct Reach {
     pub states: f64,
     pub bytes: f64,
+    /// The pieces' time (a meeting's), or the whole sweep's.
     pub seconds: f64,
+    /// A meeting's shared walk: the forward walk to the tables every piece starts from, which
+    /// a run makes first unless it reads them from a split file (0 for a sweep).
+    pub shared_seconds: f64,
 }
 
 /// Bytes the join's index of the right half holds a state at its largest (see `right_index`).
@@ -283,6 +287,32 @@ pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, Run
     };
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach()))
+}
+
+/// The time of the walk a meeting's pieces share (the forward walk to the tables they start
+/// from), as the count's own first projection gives it under the default memory bound on every
+/// thread, longer where its tables go through disk: for `knights status`, so that it says what
+/// the command it suggests will say. `None` where the count does not meet in the middle.
+pub fn shared_walk_seconds(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+) -> Result<Option<f64>, RunError> {
+    supports(board, piece, spec)?;
+    let req = Request { board, piece, spec };
+    let walk = Walk::new(board, piece, spec.wide);
+    let limits = Limits {
+        max_memory: crate::engine::default_max_memory(),
+        ..quiet_limits()
+    };
+    let stop = AtomicBool::new(false);
+    keyed!(walk, K => {
+        let mut run = Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?;
+        let r = run.reach();
+        let plan = run.disk_plan(&r);
+        let slow = plan.seconds / (r.seconds + r.shared_seconds).max(f64::MIN_POSITIVE);
+        Ok((r.shared_seconds > 0.0).then_some(r.shared_seconds * slow))
+    })
 }
 
 /// The forward walk's layer sizes the estimate of [`reach`] reads: `(squares walked, states)`,
@@ -828,6 +858,9 @@ struct Run<'a, K: Key> {
     settled: Option<(BigUint, &'static str)>,
     /// Whether the reach check is still to come (see [`Run::check_reach`]).
     probe: bool,
+    /// What this run will count, where the driver knows it before the cut (see
+    /// [`Host::expected`]).
+    expected: Option<crate::engine::Expected>,
     /// The forward walk's layer sizes so far: `(squares walked, states)`, at every square where
     /// the walk goes a square at a time, at column ends where it goes a column at a time.
     sizes: Vec<(usize, u64)>,
@@ -1002,6 +1035,7 @@ impl<'a, K: Key> Run<'a, K> {
             },
             settled,
             probe: false,
+            expected: None,
             sizes: vec![(0, 1)],
             column_reads: 0.0,
             column_start: 0,
@@ -1041,7 +1075,9 @@ impl<'a, K: Key> Run<'a, K> {
         // the files a killed count left in the scratch folder go before this one makes its own
         self.sweep.scratch.remove_stale();
         let fresh = |p: &Option<PathBuf>| p.as_deref().is_none_or(|p| !p.exists());
-        self.probe = !self.limits.force && fresh(&self.saver.path) && fresh(&self.split_path);
+        // (with --force too: it refuses nothing then, but says what the count may take)
+        self.probe = fresh(&self.saver.path) && fresh(&self.split_path);
+        self.expected = host.expected();
         match self.cut {
             None => self.sweep_all(host),
             Some(cut) => self.meet(cut, host),
@@ -1134,6 +1170,7 @@ impl<'a, K: Key> Run<'a, K> {
                 r.states = r.states.max(shorter.states);
                 r.bytes = r.bytes.max(shorter.bytes);
                 r.seconds = r.seconds.max(shorter.seconds);
+                r.shared_seconds = r.shared_seconds.max(shorter.shared_seconds);
             }
         }
         r
@@ -1146,6 +1183,8 @@ impl<'a, K: Key> Run<'a, K> {
         let col = growth::project_columns(w as usize, len as usize, sizes);
         let entry = (self.walk.key_bytes() + 8) as f64;
         let threads = self.limits.threads.max(1) as f64;
+        let per_read = SECONDS_PER_READ * read_cost::<K>() / threads;
+        let mut shared_seconds = 0.0;
         let (states, bytes, seconds) = match cut {
             Some(cut) => {
                 // the largest table the digit tree needs in memory is the forward walk's last
@@ -1169,6 +1208,7 @@ impl<'a, K: Key> Run<'a, K> {
                 let per = (start >= sizes::COLUMN_MEASURED as f64)
                     .then(|| sizes::column_reads_from_growth(w, col[last] / start.max(1.0)));
                 let reads = growth::meeting_reads(w, cut.left as usize, cut.right as usize, &col);
+                shared_seconds = growth::forward_reads(w, last, &col) * per_read;
                 let depth = sizes::depth_for(roots, self.limits.shards as usize, w);
                 let leaf = sizes::leaf_states(self.limits, entry as u64);
                 // the forward walk's tables: what the allocator keeps of each column's while the
@@ -1199,7 +1239,7 @@ impl<'a, K: Key> Run<'a, K> {
                 (
                     states,
                     (needed + made).min(room).max(needed),
-                    reads * SECONDS_PER_READ * read_cost::<K>() / threads,
+                    reads * per_read,
                 )
             }
             None => {
@@ -1217,6 +1257,7 @@ impl<'a, K: Key> Run<'a, K> {
             states,
             bytes: bytes + BASE_BYTES,
             seconds,
+            shared_seconds,
         }
     }
 
@@ -1234,33 +1275,63 @@ impl<'a, K: Key> Run<'a, K> {
         }
         self.probe = false;
         let r = self.estimate(&self.sizes);
-        let plan = self.disk_plan(&r);
+        let mut plan = self.disk_plan(&r);
+        // (the fail point sets the whole count's time, for the tests of what a long count says)
+        if let Some(secs) = fail::eval("projected-seconds", |s| s.and_then(|s| s.parse().ok())).flatten() {
+            plan.seconds = secs;
+        }
         let threads = self.limits.threads.max(1);
         let estimate = if self.req.board.squares() <= 64 {
             ", or `knights estimate` for an estimate of the count in seconds"
         } else {
             ""
         };
-        if plan.seconds > crate::dfs::REACH_SECONDS {
+        // what this run will count, where the records or --only say before the cut: the walk
+        // its pieces share, then those pieces at the mean piece's share of the whole (a
+        // projection by class follows from the records once the count is cut)
+        let slow = plan.seconds / (r.seconds + r.shared_seconds).max(f64::MIN_POSITIVE);
+        let part = self.expected.filter(|e| {
+            self.cut.is_some() && e.of.is_none_or(|of| e.pieces < of)
+        });
+        let seconds = match part {
+            None => plan.seconds,
+            Some(e) => {
+                let share = e.of.map_or(0.0, |of| e.pieces as f64 / of.max(1) as f64);
+                (r.shared_seconds + r.seconds * share) * slow
+            }
+        };
+        // a board 9 or 10 wide is swept in one piece, projected from its narrow first columns,
+        // which grow more slowly than those past them (9x10 closed: more than 50 hours measured
+        // against 2.7 projected)
+        let lower = self.cut.is_none()
+            && self.rules.mirror
+            && self.walk.reach * self.walk.w > MAX_BOUNDARY;
+        let basis = if lower {
+            "projected from the growth of the columns walked so far, which on a board this wide is a lower bound: its later columns grow faster"
+        } else {
+            "projected from the growth of the columns walked so far, which may err a few times either way"
+        };
+        let force = self.limits.force;
+        if seconds > crate::dfs::REACH_SECONDS && !force {
             return Err(Error::Refused(format!(
-                "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables, and the count at {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way); that is more than 30 days on this machine: it needs many more cores{estimate}; --force starts it anyway",
+                "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables, and the count at {} on {} thread{} ({basis}); that is more than 30 days on this machine: it needs many more cores{estimate}; --force starts it anyway",
                 self.req.board,
                 r.states,
                 human_bytes(r.bytes as u64),
-                human_duration(plan.seconds),
+                human_duration(seconds),
                 threads,
                 plural(threads as u64),
             ))
             .into());
         }
-        if let Some(free) = plan.free.filter(|&f| (f as f64) < plan.disk) {
+        if let Some(free) = plan.free.filter(|&f| (f as f64) < plan.disk && !force) {
             return Err(Error::Refused(format!(
-                "counting these tours on {} needs about {} of disk for the tables that pass the memory bound ({} of tables projected, the bound {}) and about {} on {} thread{} (projected from the growth of the columns walked so far, which may err a few times either way), and the scratch folder '{}' has {} free: give a folder on a larger disk with --scratch DIR, or a larger --max-memory; --force starts it anyway",
+                "counting these tours on {} needs about {} of disk for the tables that pass the memory bound ({} of tables projected, the bound {}) and about {} on {} thread{} ({basis}), and the scratch folder '{}' has {} free: give a folder on a larger disk with --scratch DIR, or a larger --max-memory; --force starts it anyway",
                 self.req.board,
                 human_bytes(plan.disk as u64),
                 human_bytes(r.bytes as u64),
                 human_bytes(self.limits.max_memory),
-                human_duration(plan.seconds),
+                human_duration(seconds),
                 threads,
                 plural(threads as u64),
                 plan.dir.display(),
@@ -1268,18 +1339,26 @@ impl<'a, K: Key> Run<'a, K> {
             ))
             .into());
         }
-        if plan.seconds > UNSAVED_SECONDS && self.saver.path.is_none() {
+        let unsaved = seconds > UNSAVED_SECONDS && self.saver.path.is_none();
+        if unsaved && !force {
             return Err(Error::Refused(format!(
-                "counting these tours on {} would take about {} on {} thread{} and {} of memory (projected from the columns walked so far), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one){estimate}",
+                "counting these tours on {} would take about {} on {} thread{} and {} of memory ({basis}), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one){estimate}",
                 self.req.board,
-                human_duration(plan.seconds),
+                human_duration(seconds),
                 threads,
                 plural(threads as u64),
                 human_bytes((r.bytes as u64).min(self.limits.max_memory))
             ))
             .into());
         }
-        if plan.seconds > 60.0 {
+        if unsaved {
+            self.obs.warn(&format!(
+                "started with --force and no --checkpoint: nothing of this count is kept if it stops (about {} projected); with --checkpoint FILE a stop loses at most the part in progress",
+                human_duration(seconds)
+            ));
+        }
+        // (a run of a part says so where the whole is long, however short its part)
+        if seconds > 60.0 || (part.is_some() && plan.seconds > 60.0) {
             let disk = if plan.disk > 0.0 {
                 format!(
                     " and about {} of disk in '{}' for the tables past the bound ({} of tables projected; a bound of {} would keep them in memory)",
@@ -1300,10 +1379,32 @@ impl<'a, K: Key> Run<'a, K> {
                 ),
                 _ => String::new(),
             };
+            let memory = human_bytes((r.bytes as u64).min(self.limits.max_memory));
+            let time = if lower {
+                format!("at least {}", human_duration(seconds))
+            } else {
+                format!("about {}", human_duration(seconds))
+            };
+            let what = match part {
+                None => format!("this count may take {time}"),
+                Some(e) => {
+                    let pieces = format!("{} piece{}", group_u64(e.pieces as u64), plural(e.pieces as u64));
+                    let then = match e.of {
+                        Some(of) => format!(
+                            "then the {pieces} of its {} left to count at the mean piece's share (pieces differ by their class: the records project them once the count is cut)",
+                            group_u64(of as u64)
+                        ),
+                        None => format!("then the {pieces} --only names, projected once the count is cut into pieces"),
+                    };
+                    format!(
+                        "this run may take {time}: the walk every piece shares first (about {}), {then}; the whole count, about {}",
+                        human_duration(r.shared_seconds * slow),
+                        human_duration(plan.seconds)
+                    )
+                }
+            };
             self.obs.info(&format!(
-                "this count may take about {} and {} of memory{disk} (projected from the growth of the columns walked so far, which may err a few times either way){saves}",
-                human_duration(plan.seconds),
-                human_bytes((r.bytes as u64).min(self.limits.max_memory)),
+                "{what}, and {memory} of memory{disk} ({basis}){saves}"
             ));
         }
         Ok(())
@@ -1315,11 +1416,13 @@ impl<'a, K: Key> Run<'a, K> {
         let dir = scratch_dir(self.limits);
         let spills = r.bytes > self.sweep.limit.tables as f64;
         let entry = (self.walk.key_bytes() + 8) as f64;
+        // the pieces and the walk they share
+        let seconds = r.seconds + r.shared_seconds;
         DiskPlan {
             seconds: if spills {
-                r.seconds * DISK_SLOWDOWN
+                seconds * DISK_SLOWDOWN
             } else {
-                r.seconds
+                seconds
             },
             // a layer read from disk, the next written as runs, and their sum: three of the
             // largest layer at the most, in frames a few times smaller than the entries

@@ -432,6 +432,11 @@ fn damaged(path: &Path, why: &str) -> CheckpointError {
 }
 
 fn read_error(path: &Path, source: std::io::Error) -> CheckpointError {
+    // a file that ends early is cut short, not a failure of the reader ("failed to fill whole
+    // buffer")
+    if source.kind() == std::io::ErrorKind::UnexpectedEof {
+        return damaged(path, "it is cut short: it ends before the states its header names");
+    }
     CheckpointError::Io {
         action: "read",
         path: path.into(),
@@ -463,7 +468,11 @@ pub(crate) fn load<K: Key>(
     name: &RunName,
     shape_key: usize,
 ) -> Result<Option<Snapshot<K>>, CheckpointError> {
-    load_to(path, name, shape_key, None, None)
+    // (read into memory: no scratch folder, so every error is the checkpoint's)
+    load_to(path, name, shape_key, None, None).map_err(|e| match e {
+        RunError::Checkpoint(c) => c,
+        e => panic!("a load into memory failed otherwise than by its file: {e}"),
+    })
 }
 
 /// [`load`], each table read into memory where it fits `spill`'s bytes, and to a file in its
@@ -715,7 +724,7 @@ mod tests {
         let before = ours;
         let stop = AtomicBool::new(true);
         match load_to::<u64>(&path, &name("5x5"), 8, None, Some(&stop)) {
-            Err(CheckpointError::Io { source, .. }) => {
+            Err(RunError::Checkpoint(CheckpointError::Io { source, .. })) => {
                 assert_eq!(source.kind(), std::io::ErrorKind::Interrupted);
             }
             Err(e) => panic!("not an interruption: {e}"),

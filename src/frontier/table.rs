@@ -1194,7 +1194,7 @@ mod tests {
             batch.push(key(7), Limbs::of(&max));
             batch.push(key(7), Limbs::of(&one));
         }
-        assert_eq!(b.finish().err(), Some(Stopped::Overflow));
+        assert!(matches!(b.finish().err(), Some(Stopped::Overflow)));
         let b: Builder<u64> = Builder::new(
             0,
             ONE,

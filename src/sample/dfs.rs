@@ -439,6 +439,7 @@ mod tests {
             closed,
             from: from.map(|s| board.parse_square(s).expect("a square")),
             max_memory: 1 << 30,
+            scratch: std::env::temp_dir(),
             seconds: None,
             tell: None,
             ledger: None,

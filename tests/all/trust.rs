@@ -581,3 +581,71 @@ fn a_foreign_split_is_named_as_the_split() {
         "{err}"
     );
 }
+
+/// A run of some pieces (`--only`) projects the walk they share and says it counts a part,
+/// with the whole beside it, not the whole count as its own time; and once cut, the pieces
+/// asked for are projected as such, not as "all".
+#[test]
+fn a_run_of_some_pieces_projects_its_part_not_the_whole() {
+    let out = knights().args(["count", "7x8", "--only", "0"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("note: this run may take about ")
+            && first.contains(": the walk every piece shares first (about ")
+            && first.contains("then the 1 piece --only names")
+            && first.contains("; the whole count, about "),
+        "{err}"
+    );
+    assert!(err.contains("for the 1 to count (at the mean piece's share)"), "{err}");
+}
+
+/// A count started with --force and no checkpoint, projected past an hour (the fail point
+/// `projected-seconds` sets the projection), says at its start that nothing is kept if it
+/// stops; without --force it is refused, saying the same.
+#[test]
+fn a_long_count_forced_without_a_checkpoint_says_nothing_is_kept() {
+    let long = (knights::failpoint::ENV, "projected-seconds=return(7200)");
+    let out = knights()
+        .args(["count", "6x8", "--force"])
+        .env(long.0, long.1)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with(
+            "warning: started with --force and no --checkpoint: nothing of this count is kept if it stops (about 2.0 hours projected)"
+        ),
+        "{err}"
+    );
+    let out = knights()
+        .args(["count", "6x8"])
+        .env(long.0, long.1)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("nothing would be kept if it stopped"), "{err}");
+}
+
+/// A board swept in one piece because its crossing is wider than the join takes (here 5x10
+/// walked the short way: a window 10 wide, as 9x10's and 10x10's are) is projected from its
+/// narrow first columns, which is a lower bound, and said so ("at least").
+#[test]
+fn a_sweep_too_wide_to_meet_is_projected_as_a_lower_bound() {
+    let out = knights()
+        .args(["count", "5x10", "--closed", "--window", "wide", "--checkpoint"])
+        .arg(tempfile::tempdir().unwrap().path().join("w.ckpt"))
+        .env(knights::failpoint::ENV, "projected-seconds=return(7200)")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("this count may take at least 2.0 hours")
+            && err.contains("which on a board this wide is a lower bound"),
+        "{err}"
+    );
+}
