@@ -630,14 +630,15 @@ fn a_long_count_forced_without_a_checkpoint_says_nothing_is_kept() {
     assert!(err.contains("nothing would be kept if it stopped"), "{err}");
 }
 
-/// A board swept in one piece because its crossing is wider than the join takes (here 5x10
-/// walked the short way: a window 10 wide, as 9x10's and 10x10's are) is projected from its
+/// A board swept in one piece because its crossing is wider than the join takes (here 3x10
+/// walked the short way: layers 10 wide, as 9x10's and 10x10's are) is projected from its
 /// narrow first columns, which is a lower bound, and said so ("at least").
 #[test]
 fn a_sweep_too_wide_to_meet_is_projected_as_a_lower_bound() {
+    let dir = tempfile::tempdir().unwrap();
     let out = knights()
-        .args(["count", "5x10", "--closed", "--window", "wide", "--checkpoint"])
-        .arg(tempfile::tempdir().unwrap().path().join("w.ckpt"))
+        .args(["count", "3x10", "--closed", "--window", "wide", "--checkpoint"])
+        .arg(dir.path().join("w.ckpt"))
         .env(knights::failpoint::ENV, "projected-seconds=return(7200)")
         .output()
         .unwrap();
