@@ -278,8 +278,9 @@ pub struct CountArgs {
     pub quiet: bool,
     /// The most memory the count may take, e.g. 8G, 512M or 2GiB (default: three quarters of
     /// the machine's memory). The frontier engine keeps half of it for its tables and sends
-    /// what passes that to disk (--scratch), so a smaller bound costs time and disk, not the
-    /// count.
+    /// what passes that to disk (--scratch), so a smaller bound costs time and disk; a piece
+    /// whose tables do not fit even so is left for a larger bound, and said so (with
+    /// --checkpoint the other pieces are counted and kept).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
     /// The folder where the frontier engine's tables go when they pass the memory bound
@@ -498,6 +499,11 @@ pub struct SampleArgs {
     /// quarters of the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    /// Exact: the folder where the sampler's tables go when they pass a part of the memory
+    /// bound (default: the system's temporary folder, which may be memory itself where /tmp is
+    /// a memory file system). Its files are removed as the run ends.
+    #[arg(long, value_name = "DIR")]
+    pub scratch: Option<PathBuf>,
     /// Chain: moves between two samples (closed tours: closable paths visited); default 32 a
     /// square (open, at most 65,536), 2 a square (closed).
     #[arg(long, value_name = "MOVES", value_parser = parse_moves, allow_hyphen_values = true)]

@@ -333,7 +333,11 @@ pub fn remove_own() {
         };
         for e in entries.flatten() {
             let name = e.file_name();
-            if name.to_str().and_then(owner).is_some_and(|(_, id)| id == me) {
+            if name
+                .to_str()
+                .and_then(owner)
+                .is_some_and(|(_, id)| id == me)
+            {
                 let _ = fs::remove_file(e.path());
             }
         }
@@ -398,7 +402,10 @@ mod tests {
         removed.sort();
         assert_eq!(removed, vec![file(dead), file(gone)]);
         assert!(file(live).exists() && other.exists());
-        assert!(!lock_path(d, dead).exists(), "a dead run's lock file goes last");
+        assert!(
+            !lock_path(d, dead).exists(),
+            "a dead run's lock file goes last"
+        );
         assert!(lock_path(d, live).exists());
         drop(held);
         assert_eq!(sweep(d), vec![file(live)]);

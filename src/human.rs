@@ -66,7 +66,10 @@ pub fn list_short(items: &[usize]) -> String {
     const SHOWN: usize = 10;
     let mut s: Vec<String> = items.iter().take(SHOWN).map(ToString::to_string).collect();
     if items.len() > SHOWN {
-        s.push(format!("and {} more", group_u64((items.len() - SHOWN) as u64)));
+        s.push(format!(
+            "and {} more",
+            group_u64((items.len() - SHOWN) as u64)
+        ));
     }
     s.join(", ")
 }

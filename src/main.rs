@@ -189,6 +189,8 @@ fn is_system_failure(e: &anyhow::Error) -> bool {
             || c.is::<knights::durable::DiskError>()
             || c.downcast_ref::<knights::engine::RunError>()
                 .is_some_and(|r| matches!(r, knights::engine::RunError::Disk(_)))
+            || c.downcast_ref::<knights::sample::SampleError>()
+                .is_some_and(|s| matches!(s, knights::sample::SampleError::Disk(_)))
             || c.downcast_ref::<io::Error>().is_some_and(|io| {
                 matches!(
                     io.kind(),

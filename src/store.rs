@@ -187,6 +187,15 @@ fn temp_beside(path: &Path) -> Result<(PathBuf, File, crate::durable::Claim), io
     }
 }
 
+/// Whether a file can be written at `path` (its folder there, and this user allowed to make a
+/// file in it): a temporary file is made beside it and removed. For a run that writes `path`
+/// only at its end, checked before the work.
+pub(crate) fn writable(path: &Path) -> io::Result<()> {
+    let (tmp, f, _claim) = temp_beside(path)?;
+    drop(f);
+    fs::remove_file(tmp)
+}
+
 /// Replaces `path` with what `write` writes, atomically: into a temporary file of a unique name
 /// beside it, fsync, rename, and fsync the folder so the rename itself survives a power cut. A
 /// reader sees the old file or the new one, never a part; the temporary file is removed on error.

@@ -27,6 +27,15 @@ pub(crate) fn run(a: &SampleArgs) -> Result<u8> {
     opts.ledger.clone_from(&a.ledger);
     opts.leaves.clone_from(&a.leaves);
     opts.nodes.clone_from(&a.nodes);
+    if let Some(d) = &a.scratch {
+        if !d.is_dir() {
+            anyhow::bail!(
+                "--scratch '{}' is not a folder: give an existing folder for the tables that pass the memory bound",
+                d.display()
+            );
+        }
+    }
+    opts.scratch.clone_from(&a.scratch);
     opts.tell = Some(|s| eprintln!("{}: {s}", crate::progress::NOTE));
     with_threads(a.threads, || sample(a, &opts))?
 }

@@ -730,7 +730,8 @@ impl Host for Runner<'_> {
             } = super::ledger::read(dir, &id)?;
             // the records' times too, for the projection of the pieces left (a checkpoint's
             // own, where it has the piece, come first)
-            let known: std::collections::BTreeSet<usize> = earlier.iter().map(|t| t.piece).collect();
+            let known: std::collections::BTreeSet<usize> =
+                earlier.iter().map(|t| t.piece).collect();
             earlier.extend(timed.into_iter().filter(|t| !known.contains(&t.piece)));
             let new = kept.keys().filter(|u| !done.contains_key(u)).count();
             // the pieces the checkpoint holds and the ledger lacks (a record deleted as damaged,
@@ -905,7 +906,10 @@ impl Host for Runner<'_> {
         {
             cut = Some((l.id.units, l.done.keys().copied().collect()));
         }
-        if let Some((units, done)) = job.ledger.as_deref().and_then(|d| super::ledger::peek(d, &id))
+        if let Some((units, done)) = job
+            .ledger
+            .as_deref()
+            .and_then(|d| super::ledger::peek(d, &id))
         {
             match &mut cut {
                 Some((u, d)) if *u == units => d.extend(done),
@@ -1307,15 +1311,33 @@ mod tests {
         let mut only = job.clone();
         only.only = Some(vec![3, 4]);
         let e = runner(&only).expected();
-        assert_eq!(e, Some(crate::engine::Expected { pieces: 2, of: None }));
+        assert_eq!(
+            e,
+            Some(crate::engine::Expected {
+                pieces: 2,
+                of: None
+            })
+        );
         let out = run(&job, &stop, &Quiet).unwrap();
         let pieces = out.units;
         assert!(pieces > 3);
         std::fs::remove_file(checkpoint::ledger_path(&ledger, 3)).unwrap();
         let e = runner(&job).expected();
-        assert_eq!(e, Some(crate::engine::Expected { pieces: 1, of: Some(pieces) }));
+        assert_eq!(
+            e,
+            Some(crate::engine::Expected {
+                pieces: 1,
+                of: Some(pieces)
+            })
+        );
         let e = runner(&only).expected();
-        assert_eq!(e, Some(crate::engine::Expected { pieces: 1, of: Some(pieces) }));
+        assert_eq!(
+            e,
+            Some(crate::engine::Expected {
+                pieces: 1,
+                of: Some(pieces)
+            })
+        );
         let folder = super::super::folder::status(&ledger).unwrap();
         let walk = crate::frontier::shared_walk_seconds(job.board, &job.piece, &job.spec)
             .unwrap()

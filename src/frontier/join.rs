@@ -231,22 +231,21 @@ impl RightIndex {
         let limbs = right.shape.limbs;
         let mut rows = Vec::with_capacity(right.len as usize);
         let mut wide: Vec<u64> = Vec::new();
-        right
-            .chunks(|bytes| {
-                for (k, c) in entries::<K>(bytes, right.shape) {
-                    let (mates, term) = slots.links(k);
-                    rows.push(Row {
-                        group: group(slots.offers(k), term.count_ones()),
-                        mates,
-                        term,
-                        first: c.get(0),
-                        place: rows.len() as u64,
-                    });
-                    if limbs > 1 {
-                        wide.extend(c.words());
-                    }
+        right.chunks(|bytes| {
+            for (k, c) in entries::<K>(bytes, right.shape) {
+                let (mates, term) = slots.links(k);
+                rows.push(Row {
+                    group: group(slots.offers(k), term.count_ones()),
+                    mates,
+                    term,
+                    first: c.get(0),
+                    place: rows.len() as u64,
+                });
+                if limbs > 1 {
+                    wide.extend(c.words());
                 }
-            })?;
+            }
+        })?;
         Ok(RightIndex::of_rows(rows, limbs, |r| {
             if limbs == 1 {
                 vec![r.first]
@@ -571,28 +570,26 @@ pub(crate) fn join_src<K: Key>(
         Src::Disk(spill) => {
             let shape = spill.shape;
             let mut total = Some(BigUint::ZERO);
-            spill
-                .chunks(|bytes| {
-                    let Some(t) = total.as_mut() else {
-                        return;
-                    };
-                    let n = (bytes.len() / shape.stride()) as u64;
-                    let builder = Builder::new(n, shape, 0, Bound::new(u64::MAX), None);
-                    bytes.par_chunks(shape.stride() * 4096).for_each(|part| {
-                        let mut batch = Batch::new(&builder);
-                        for (k, c) in entries::<K>(part, shape) {
-                            batch.push(k, c);
-                        }
-                    });
-                    let table = builder
-                        .finish()
-                        .expect("an unbounded table of distinct states");
-                    match join(&table, boundary, right, closed, stop) {
-                        Some(c) => *t += c,
-                        None => total = None,
+            spill.chunks(|bytes| {
+                let Some(t) = total.as_mut() else {
+                    return;
+                };
+                let n = (bytes.len() / shape.stride()) as u64;
+                let builder = Builder::new(n, shape, 0, Bound::new(u64::MAX), None);
+                bytes.par_chunks(shape.stride() * 4096).for_each(|part| {
+                    let mut batch = Batch::new(&builder);
+                    for (k, c) in entries::<K>(part, shape) {
+                        batch.push(k, c);
                     }
-                })
-?;
+                });
+                let table = builder
+                    .finish()
+                    .expect("an unbounded table of distinct states");
+                match join(&table, boundary, right, closed, stop) {
+                    Some(c) => *t += c,
+                    None => total = None,
+                }
+            })?;
             Ok(total)
         }
     }

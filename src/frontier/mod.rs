@@ -277,12 +277,31 @@ fn read_cost<K: Key>() -> f64 {
 /// pieces read states in proportion to the columns they walk), the tree's parts under the
 /// default memory bound, as `knights count` prints them.
 pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, RunError> {
+    // under the default bound, as `knights count` prints it: the bound sets what waits on disk
+    reach_under(
+        board,
+        piece,
+        spec,
+        rayon::current_num_threads(),
+        crate::engine::default_max_memory(),
+    )
+}
+
+/// [`reach`] on `threads` threads under the memory bound `max_memory` (the exact sampler's
+/// choice, which must not depend on the machine's threads).
+pub(crate) fn reach_under(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    threads: usize,
+    max_memory: u64,
+) -> Result<Reach, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
     let walk = Walk::new(board, piece, spec.wide);
-    // under the default bound, as `knights count` prints it: the bound sets what waits on disk
     let limits = Limits {
-        max_memory: crate::engine::default_max_memory(),
+        threads,
+        max_memory,
         ..quiet_limits()
     };
     let stop = AtomicBool::new(false);
@@ -768,7 +787,10 @@ impl Saver {
                     // given up at a second stop signal: the last save stays, and the count ends
                     Err(CheckpointError::Io { source, .. })
                         if source.kind() == std::io::ErrorKind::Interrupted
-                            && self.abandon.as_ref().is_some_and(|a| a.load(Ordering::Relaxed)) =>
+                            && self
+                                .abandon
+                                .as_ref()
+                                .is_some_and(|a| a.load(Ordering::Relaxed)) =>
                     {
                         return Ok(());
                     }
@@ -1277,7 +1299,9 @@ impl<'a, K: Key> Run<'a, K> {
         let r = self.estimate(&self.sizes);
         let mut plan = self.disk_plan(&r);
         // (the fail point sets the whole count's time, for the tests of what a long count says)
-        if let Some(secs) = fail::eval("projected-seconds", |s| s.and_then(|s| s.parse().ok())).flatten() {
+        if let Some(secs) =
+            fail::eval("projected-seconds", |s| s.and_then(|s| s.parse().ok())).flatten()
+        {
             plan.seconds = secs;
         }
         let threads = self.limits.threads.max(1);
@@ -1290,9 +1314,9 @@ impl<'a, K: Key> Run<'a, K> {
         // its pieces share, then those pieces at the mean piece's share of the whole (a
         // projection by class follows from the records once the count is cut)
         let slow = plan.seconds / (r.seconds + r.shared_seconds).max(f64::MIN_POSITIVE);
-        let part = self.expected.filter(|e| {
-            self.cut.is_some() && e.of.is_none_or(|of| e.pieces < of)
-        });
+        let part = self
+            .expected
+            .filter(|e| self.cut.is_some() && e.of.is_none_or(|of| e.pieces < of));
         let seconds = match part {
             None => plan.seconds,
             Some(e) => {
@@ -1303,9 +1327,8 @@ impl<'a, K: Key> Run<'a, K> {
         // a board 9 or 10 wide is swept in one piece, projected from its narrow first columns,
         // which grow more slowly than those past them (9x10 closed: more than 50 hours measured
         // against 2.7 projected)
-        let lower = self.cut.is_none()
-            && self.rules.mirror
-            && self.walk.reach * self.walk.w > MAX_BOUNDARY;
+        let lower =
+            self.cut.is_none() && self.rules.mirror && self.walk.reach * self.walk.w > MAX_BOUNDARY;
         let basis = if lower {
             "projected from the growth of the columns walked so far, which on a board this wide is a lower bound: its later columns grow faster"
         } else {
@@ -1388,13 +1411,19 @@ impl<'a, K: Key> Run<'a, K> {
             let what = match part {
                 None => format!("this count may take {time}"),
                 Some(e) => {
-                    let pieces = format!("{} piece{}", group_u64(e.pieces as u64), plural(e.pieces as u64));
+                    let pieces = format!(
+                        "{} piece{}",
+                        group_u64(e.pieces as u64),
+                        plural(e.pieces as u64)
+                    );
                     let then = match e.of {
                         Some(of) => format!(
                             "then the {pieces} of its {} left to count at the mean piece's share (pieces differ by their class: the records project them once the count is cut)",
                             group_u64(of as u64)
                         ),
-                        None => format!("then the {pieces} --only names, projected once the count is cut into pieces"),
+                        None => format!(
+                            "then the {pieces} --only names, projected once the count is cut into pieces"
+                        ),
                     };
                     format!(
                         "this run may take {time}: the walk every piece shares first (about {}), {then}; the whole count, about {}",

@@ -435,7 +435,10 @@ fn read_error(path: &Path, source: std::io::Error) -> CheckpointError {
     // a file that ends early is cut short, not a failure of the reader ("failed to fill whole
     // buffer")
     if source.kind() == std::io::ErrorKind::UnexpectedEof {
-        return damaged(path, "it is cut short: it ends before the states its header names");
+        return damaged(
+            path,
+            "it is cut short: it ends before the states its header names",
+        );
     }
     CheckpointError::Io {
         action: "read",

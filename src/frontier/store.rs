@@ -701,9 +701,11 @@ mod tests {
             "{name}"
         );
         assert!(
-            std::fs::read_dir(dir.path())
+            std::fs::read_dir(dir.path()).unwrap().any(|e| e
                 .unwrap()
-                .any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".knights-run.")),
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".knights-run.")),
             "the folder is claimed by its lock file"
         );
     }

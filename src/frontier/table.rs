@@ -661,7 +661,10 @@ struct Spilling {
 impl Spilling {
     /// Keeps `e` as the reason the layer fails, where it is the first.
     fn fail(&self, e: DiskError) {
-        let mut first = self.error.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut first = self
+            .error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         first.get_or_insert(e);
         self.failed.store(true, Ordering::Relaxed);
     }
@@ -939,7 +942,11 @@ impl<K: Key> Builder<K> {
                 shape,
             }));
         };
-        if let Some(e) = sp.error.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        if let Some(e) = sp
+            .error
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
             return Err(Stopped::Disk(e));
         }
         let disk = Stopped::Disk;

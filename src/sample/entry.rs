@@ -9,13 +9,12 @@
 //! word, a state of 8x8 takes 24 bytes, and one of a board of up to 16 window squares 16.
 //!
 //! The sampler runs with one-word counts first; a count that passes a word stops it with
-//! [`WIDER`], and it runs again with two-word counts (the same tours: the draws read only the
+//! `Fault::Wider`, and it runs again with two-word counts (the same tours: the draws read only the
 //! counts' values).
 
 use std::fmt::Debug;
 
 /// The error a run with one-word counts stops with where a count passes the word.
-pub(crate) const WIDER: &str = "a count of the exact sampler's tables passes 64 bits";
 
 /// A count of a table: one word or two.
 pub(crate) trait Count: Copy + Default + Eq + Debug + Send + Sync + 'static {

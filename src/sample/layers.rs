@@ -284,9 +284,10 @@ fn forward<K: Key>(
     let mut bytes = 0u64;
     let per = std::mem::size_of::<K>() as u64 + 16;
     let mut ends = Vec::new();
-    // `auto`'s limit is on the projected work, never on the clock: the same request takes the
-    // same method on an idle machine and a loaded one
-    let threads = rayon::current_num_threads().max(1) as f64;
+    // `auto`'s limit is on the projected work, never on the clock, for a fixed number of
+    // threads: the same request takes the same method on an idle machine and a loaded one, with
+    // any -j
+    let threads = super::CHOICE_THREADS as f64;
     for (i, step) in steps[..steps.len() - 1].iter().enumerate() {
         let cur = layers.last().expect("a layer");
         let mut next: Vec<K> = cur

@@ -61,7 +61,8 @@ use crate::frontier::layout::{self, Step, Walk};
 use crate::frontier::state::{Key, Perm};
 use crate::piece::Piece;
 
-use super::entry::{Count, Entry, WIDER};
+use super::entry::{Count, Entry};
+use super::fault::{Fault, fault};
 use super::layers::Links;
 use super::nodes::NodeStore;
 use super::{Request, below_u128, tour_rng};
@@ -70,7 +71,7 @@ use super::{Request, below_u128, tour_rng};
 pub(crate) trait Batch: Send + Sync {
     /// Tours `first..first + n` of the run of `seed`: each path as board square indices, and
     /// the coin that picks an open path's direction.
-    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String>;
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, Fault>;
     /// The tours drawn from (undirected: closed cycles, or open paths in one direction).
     fn total(&self) -> u128;
     /// The tables in a few words.
@@ -208,7 +209,7 @@ impl<K: Key, C: Count> Kept<K, C> {
     }
 
     /// Keeps `layer` next; `to_disk`: every layer kept from now on goes to the file.
-    fn push(&mut self, layer: Table<K, C>, to_disk: bool) -> Result<(), String> {
+    fn push(&mut self, layer: Table<K, C>, to_disk: bool) -> Result<(), Fault> {
         self.push_named(layer, to_disk, None)
     }
 
@@ -219,11 +220,12 @@ impl<K: Key, C: Count> Kept<K, C> {
         layer: Table<K, C>,
         to_disk: bool,
         name: Option<Vec<u8>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         let name = name.filter(|_| self.store.is_some());
         if to_disk && self.disk.is_none() {
             // claimed for this run (the files of ended runs swept first: see `crate::durable`)
-            let claim = crate::durable::claim(&self.dir).map_err(|e| failed(&self.dir, "write in", &e))?;
+            let claim =
+                crate::durable::claim(&self.dir).map_err(|e| failed(&self.dir, "write in", &e))?;
             let path = claim.dir().join(crate::durable::name(
                 "sample",
                 &format!("{}.layers", crate::durable::serial()),
@@ -264,10 +266,10 @@ impl<K: Key, C: Count> Kept<K, C> {
     }
 
     /// Layer `t` read back from the file or the store (the layers are on disk).
-    fn read_back(&self, d: &Disk, t: usize) -> Result<Table<K, C>, String> {
+    fn read_back(&self, d: &Disk, t: usize) -> Result<Table<K, C>, Fault> {
         match (&self.names[t], &self.store) {
             (Some(name), Some(store)) => store.read(name).ok_or_else(|| {
-                format!(
+                fault!(
                     "the node {} kept in '{}' could not be read back (removed or changed while the run read it)",
                     super::nodes::name(name),
                     store.dir().display()
@@ -278,7 +280,7 @@ impl<K: Key, C: Count> Kept<K, C> {
     }
 
     /// Layer `t`, borrowed or read back.
-    fn layer(&self, t: usize) -> Result<std::borrow::Cow<'_, Table<K, C>>, String> {
+    fn layer(&self, t: usize) -> Result<std::borrow::Cow<'_, Table<K, C>>, Fault> {
         use std::borrow::Cow;
         match (&self.disk, &self.tail) {
             (None, _) => Ok(Cow::Borrowed(&self.mem[t])),
@@ -323,7 +325,7 @@ impl<K: Key, C: Count> Kept<K, C> {
 
     /// Lets the last layer go; the one before it, read back where the layers are on disk, is
     /// the last.
-    fn pop(&mut self) -> Result<(), String> {
+    fn pop(&mut self) -> Result<(), Fault> {
         self.len -= 1;
         self.names.pop();
         if let Some(d) = &mut self.disk {
@@ -339,19 +341,22 @@ impl<K: Key, C: Count> Kept<K, C> {
     }
 }
 
-/// The error of a sum of counts past a word of `C`: [`WIDER`] for one word (the run is made
+/// The error of a sum of counts past a word of `C`: [`Fault::Wider`] for one word (the run is made
 /// again with two).
-fn too_big<C: Count>() -> String {
+fn too_big<C: Count>() -> Fault {
     if C::BYTES == 8 {
-        WIDER.to_string()
+        Fault::Wider
     } else {
-        "a count past 128 bits".to_string()
+        fault!("a count past 128 bits")
     }
 }
 
-/// The message of a failure to `action` the layers' file at `path`.
-fn failed(path: &std::path::Path, action: &str, e: &std::io::Error) -> String {
-    format!("cannot {action} '{}': {e}", path.display())
+/// What the sampler's file of layers past the bound is called in messages.
+const LAYERS_FILE: &str = "a file of the exact sampler's layers past the memory bound";
+
+/// The failure to `action` the layers' file at `path`.
+fn failed(path: &std::path::Path, action: &'static str, e: &std::io::Error) -> Fault {
+    Fault::Disk(crate::durable::DiskError::io(action, path, LAYERS_FILE, e))
 }
 
 /// States a file's layer is written or read a part at a time (a whole layer's bytes at once
@@ -359,7 +364,7 @@ fn failed(path: &std::path::Path, action: &str, e: &std::io::Error) -> String {
 const DISK_PART: usize = 1 << 16;
 
 impl Disk {
-    fn write<K: Key, C: Count>(&mut self, layer: &Table<K, C>) -> Result<(), String> {
+    fn write<K: Key, C: Count>(&mut self, layer: &Table<K, C>) -> Result<(), Fault> {
         use std::io::{Seek, SeekFrom, Write};
         let e = disk_entry::<K, C>();
         let err = |e| failed(&self.path, "write", &e);
@@ -378,7 +383,7 @@ impl Disk {
         Ok(())
     }
 
-    fn read<K: Key, C: Count>(&self, t: usize) -> Result<Table<K, C>, String> {
+    fn read<K: Key, C: Count>(&self, t: usize) -> Result<Table<K, C>, Fault> {
         use std::os::unix::fs::FileExt;
         let (pos, len) = self.at[t].expect("a layer written to the file");
         let e = disk_entry::<K, C>();
@@ -402,7 +407,7 @@ impl Disk {
     }
 
     /// Forgets the last layer written, and gives its bytes back.
-    fn pop(&mut self) -> Result<(), String> {
+    fn pop(&mut self) -> Result<(), Fault> {
         if let Some(Some((pos, _))) = self.at.pop() {
             self.file
                 .set_len(pos)
@@ -442,13 +447,13 @@ const RIGHT: usize = 1;
 
 /// Builds the sampler: the count met in the middle, with its leaves, and the shared walk's
 /// layers kept. An error says why it does not apply or does not fit.
-pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dyn Batch>, String> {
+pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dyn Batch>, Fault> {
     if req.from.is_some() {
         return Err("a count met in the middle counts tours from every square".into());
     }
     let walk = Walk::new(board, piece, false);
     if walk.window() > crate::frontier::MAX_WINDOW {
-        return Err(format!(
+        return Err(fault!(
             "the frontier window of {board} is {} squares; its tables handle up to {}",
             walk.window(),
             crate::frontier::MAX_WINDOW
@@ -461,6 +466,26 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
     };
     let t = std::time::Instant::now();
     let kept = req.leaves.as_deref().filter(|p| p.exists());
+    // where the count's leaves or nodes will be written, checked before the count (a folder
+    // this user may not write in failed only once it was done)
+    if let Some(path) = req.leaves.as_deref().filter(|_| kept.is_none()) {
+        crate::store::writable(path).map_err(|e| {
+            fault!(
+                "cannot write the leaves file '{}' ({e}): give --leaves a path in a folder this user may write; nothing was counted",
+                path.display()
+            )
+        })?;
+    }
+    if let Some(dir) = &req.nodes {
+        std::fs::create_dir_all(dir)
+            .and_then(|()| crate::store::writable(&dir.join("node")))
+            .map_err(|e| {
+                fault!(
+                    "cannot write in the nodes folder '{}' ({e}): give --nodes a folder this user may write; nothing was counted",
+                    dir.display()
+                )
+            })?;
+    }
     let (log, read) = match kept {
         Some(path) => (LeavesFile::read(path, board, piece, req.closed)?, true),
         None => {
@@ -497,7 +522,7 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
 
 /// What names a count met in the middle for its kept nodes: the CRC-32 of its board, piece,
 /// kind, cut and rules (the nodes of a count depend on these alone).
-fn fingerprint(board: Board, piece: &Piece, closed: bool, log: &MeetLeaves) -> Result<u32, String> {
+fn fingerprint(board: Board, piece: &Piece, closed: bool, log: &MeetLeaves) -> Result<u32, Fault> {
     let what = serde_json::to_string(&(
         board.to_string(),
         piece.to_string(),
@@ -543,7 +568,7 @@ impl LeavesFile {
         piece: &Piece,
         closed: bool,
         log: &MeetLeaves,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         let total: num_bigint::BigUint = log.leaves.iter().map(|l| &l.2).sum();
         let body = LeavesFile {
             format: LEAVES_FORMAT.into(),
@@ -561,10 +586,12 @@ impl LeavesFile {
         let line = serde_json::to_string(&body).map_err(|e| e.to_string())?;
         let text = format!("{line}\n{:08x}\n", crc32fast::hash(line.as_bytes()));
         // written whole beside it, then renamed: a run stopped part-way leaves no half file
-        let part = path.with_extension("part");
-        std::fs::write(&part, text)
-            .and_then(|()| std::fs::rename(&part, path))
-            .map_err(|e| failed(path, "write", &e))
+        crate::store::replace(path, text.as_bytes()).map_err(|e| match e {
+            crate::store::CheckpointError::Io { source, .. } => Fault::Disk(
+                crate::durable::DiskError::io("write", path, "the leaves file", &source),
+            ),
+            e => fault!("{e}"),
+        })
     }
 
     fn read(
@@ -572,7 +599,7 @@ impl LeavesFile {
         board: Board,
         piece: &Piece,
         closed: bool,
-    ) -> Result<MeetLeaves, String> {
+    ) -> Result<MeetLeaves, Fault> {
         let shown = path.display();
         // read no further than a leaves file goes (8x8 closed's 970 leaves are 21 KB): a path
         // given by mistake to something endless is refused, not read for ever
@@ -582,9 +609,9 @@ impl LeavesFile {
                 use std::io::Read;
                 f.take(LEAVES_BYTES + 1).read_to_string(&mut text)
             })
-            .map_err(|e| failed(path, "read", &e))?;
+            .map_err(|e| fault!("cannot read the leaves file '{shown}': {e}"))?;
         if text.len() as u64 > LEAVES_BYTES {
-            return Err(format!(
+            return Err(fault!(
                 "'{shown}' is larger than a leaves file can be ({}): give another path",
                 human_bytes(LEAVES_BYTES)
             ));
@@ -599,11 +626,11 @@ impl LeavesFile {
             .rsplit_once('\n')
             .ok_or_else(|| damaged("no check line"))?;
         if u32::from_str_radix(check, 16).ok() != Some(crc32fast::hash(line.as_bytes())) {
-            return Err(damaged("its check fails"));
+            return Err(damaged("its check fails").into());
         }
         let body: LeavesFile = serde_json::from_str(line).map_err(|e| damaged(&e.to_string()))?;
         if body.format != LEAVES_FORMAT {
-            return Err(format!(
+            return Err(fault!(
                 "'{shown}' is not a leaves file of this version (it says '{}'; '{LEAVES_FORMAT}' expected)",
                 body.format
             ));
@@ -616,7 +643,7 @@ impl LeavesFile {
                 closed,
             )
         {
-            return Err(format!(
+            return Err(fault!(
                 "the leaves file '{shown}' holds {} tours of {} by the {}, not {} tours of {board} by the {piece}: give another file",
                 kind(body.closed),
                 body.board,
@@ -631,7 +658,7 @@ impl LeavesFile {
         }
         let total: num_bigint::BigUint = leaves.iter().map(|l| &l.2).sum();
         if total.to_string() != body.total {
-            return Err(damaged("its leaves do not add up to its total"));
+            return Err(damaged("its leaves do not add up to its total").into());
         }
         Ok(MeetLeaves {
             cut: body.cut,
@@ -652,7 +679,7 @@ fn make(
     origin: &str,
     ledger: Option<&Starts>,
     nodes: Option<NodeStore>,
-) -> Result<Box<dyn Batch>, String> {
+) -> Result<Box<dyn Batch>, Fault> {
     let again = Again {
         board,
         walk,
@@ -681,7 +708,7 @@ struct Again {
 }
 
 /// A sampler whose tables hold one-word counts (see [`super::entry`]) until a count passes
-/// the word ([`WIDER`]): then made again with two-word counts, said on stderr, and the batch
+/// the word ([`Fault::Wider`]): then made again with two-word counts, said on stderr, and the batch
 /// drawn again (the same tours: the draws read the counts' values alone).
 struct Widening<K: Key> {
     /// `None` only where the wide sampler could not be made.
@@ -705,10 +732,10 @@ impl<K: Key> Counts<K> {
 }
 
 impl<K: Key> Widening<K> {
-    fn new(again: Again) -> Result<Widening<K>, String> {
+    fn new(again: Again) -> Result<Widening<K>, Fault> {
         let now = match Meet::<K, u64>::new(&again) {
             Ok(m) => Counts::Narrow(m),
-            Err(e) if e == WIDER => Counts::Wide(Widening::<K>::wider(&again, "")?),
+            Err(Fault::Wider) => Counts::Wide(Widening::<K>::wider(&again, "")?),
             Err(e) => return Err(e),
         };
         Ok(Widening {
@@ -720,7 +747,7 @@ impl<K: Key> Widening<K> {
 
     /// The sampler of two-word counts, said (`when`: where the count passed, after "passes 64
     /// bits").
-    fn wider(again: &Again, when: &str) -> Result<Meet<K, u128>, String> {
+    fn wider(again: &Again, when: &str) -> Result<Meet<K, u128>, Fault> {
         if let Some(tell) = again.req.tell {
             tell(&format!(
                 "a count of {}'s tables passes 64 bits{when}: they are made again with counts of 128 bits ({} bytes a state where they took {})",
@@ -740,11 +767,11 @@ impl<K: Key> Widening<K> {
 }
 
 impl<K: Key> Batch for Widening<K> {
-    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, Fault> {
         let mut now = self.lock();
         if let Some(Counts::Narrow(m)) = &*now {
             match m.draw(seed, first, n) {
-                Err(e) if e == WIDER => {
+                Err(Fault::Wider) => {
                     // the narrow tables let go before the wide are made
                     *now = None;
                     *now = Some(Counts::Wide(Widening::<K>::wider(
@@ -757,7 +784,7 @@ impl<K: Key> Batch for Widening<K> {
         }
         match &*now {
             Some(c) => c.batch().draw(seed, first, n),
-            None => Err(format!(
+            None => Err(fault!(
                 "the sampler of {} with counts of 128 bits could not be made before",
                 self.again.board
             )),
@@ -814,12 +841,12 @@ pub(crate) fn from_ledger(
     req: &Request,
     whole: crate::count::folder::Whole,
     dir: &str,
-) -> Result<Box<dyn Batch>, String> {
+) -> Result<Box<dyn Batch>, Fault> {
     let id = &whole.id;
     let kind = |closed: bool| if closed { "closed" } else { "open" };
     let asked = (board, piece.to_string(), req.closed);
     if (id.board, id.piece.clone(), id.closed) != asked {
-        return Err(format!(
+        return Err(fault!(
             "the ledger in '{dir}' counts {} tours of {} by the {}, not {} tours of {board} by the {piece}",
             kind(id.closed),
             id.board,
@@ -835,7 +862,7 @@ pub(crate) fn from_ledger(
         &id.to,
         id.engine == crate::count::Engine::Frontier.name(),
     ) else {
-        return Err(format!(
+        return Err(fault!(
             "the ledger in '{dir}' is not of a symmetric frontier count met in the middle and cut by its digit tree, from every square: the only counts tours are drawn from by way of a ledger"
         ));
     };
@@ -852,7 +879,7 @@ pub(crate) fn from_ledger(
         (id.per_square, "counted per start square"),
     ];
     if let Some((_, why)) = other.iter().find(|(x, _)| *x) {
-        return Err(format!(
+        return Err(fault!(
             "the ledger in '{dir}' is of a count {why}: tours are drawn by way of a ledger of one run, narrow, of the total"
         ));
     }
@@ -866,7 +893,7 @@ pub(crate) fn from_ledger(
         counts.push(c);
         total = total
             .checked_add(c)
-            .ok_or_else(|| format!("the ledger in '{dir}' counts past 128 bits"))?;
+            .ok_or_else(|| fault!("the ledger in '{dir}' counts past 128 bits"))?;
     }
     Ok(Box::new(FromLedger {
         board,
@@ -909,7 +936,7 @@ impl FromLedger {
 }
 
 impl Batch for FromLedger {
-    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, Fault> {
         // the ranks the batch draws (as `Meet::draw` draws them again), and their pieces
         let pieces: std::collections::BTreeSet<usize> = (0..n)
             .map(|j| {
@@ -970,7 +997,7 @@ impl Batch for FromLedger {
                 .get(&p)
                 .map(|c| u128::try_from(c).unwrap_or(u128::MAX));
             if got != Some(self.counts[p]) {
-                return Err(format!(
+                return Err(fault!(
                     "piece {p} of the ledger in '{}' counted again {}, but its record says {}: a fault in this build or in the record (the batch is stopped)",
                     self.dir,
                     got.map_or_else(
@@ -1019,7 +1046,7 @@ impl Batch for FromLedger {
 
 impl<K: Key, C: Count> Meet<K, C> {
     /// The sampler `a` says, its shared walk made (and the nodes its store lacks, where kept).
-    fn new(a: &Again) -> Result<Meet<K, C>, String> {
+    fn new(a: &Again) -> Result<Meet<K, C>, Fault> {
         let Again {
             board,
             walk,
@@ -1077,7 +1104,7 @@ impl<K: Key, C: Count> Meet<K, C> {
                 None => start,
                 Some(l) => {
                     if d.len() < l.depth {
-                        return Err(format!(
+                        return Err(fault!(
                             "a leaf of depth {} above the pieces of depth {}: the count was cut otherwise than its ledger",
                             d.len(),
                             l.depth
@@ -1097,7 +1124,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             });
             start = start
                 .checked_add(count)
-                .ok_or_else(|| format!("the tours of {board} count past 128 bits"))?;
+                .ok_or_else(|| fault!("the tours of {board} count past 128 bits"))?;
         }
         if let Some(l) = ledger {
             start = l.total;
@@ -1161,7 +1188,7 @@ impl<K: Key, C: Count> Meet<K, C> {
 
     /// The shared forward walk, every layer kept (in a file of the system's temporary folder
     /// once they pass a quarter of the memory bound), and its states.
-    fn forward(&self) -> Result<(Kept<K, C>, u64), String> {
+    fn forward(&self) -> Result<(Kept<K, C>, u64), Fault> {
         let mut shared = Kept::new(&self.scratch);
         shared.push(
             vec![Entry::new(K::ZERO, C::new(1).expect("one fits"))],
@@ -1195,7 +1222,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         layer: &Table<K, C>,
         step: &Step<K>,
         digit: usize,
-    ) -> Result<Table<K, C>, String> {
+    ) -> Result<Table<K, C>, Fault> {
         self.child_kept(layer, step, digit, &|_| true)
     }
 
@@ -1211,7 +1238,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         step: &Step<K>,
         digit: usize,
         keep: &(dyn Fn(K) -> bool + Sync),
-    ) -> Result<Table<K, C>, String> {
+    ) -> Result<Table<K, C>, Fault> {
         const BUCKETS: usize = 256;
         const CHUNK: usize = 1 << 14;
         let closed = self.closed;
@@ -1304,7 +1331,7 @@ impl<K: Key, C: Count> Meet<K, C> {
                     by_bucket[b].push(piece);
                 }
             }
-            let buckets: Vec<Result<Table<K, C>, String>> = by_bucket
+            let buckets: Vec<Result<Table<K, C>, Fault>> = by_bucket
                 .into_par_iter()
                 .map(|pieces| {
                     let mut all: Table<K, C> =
@@ -1357,7 +1384,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     }
 
     /// The true table of the merged `t`: each state and its image, half the count each.
-    fn unmerged(&self, t: usize) -> Result<Table<K, C>, String> {
+    fn unmerged(&self, t: usize) -> Result<Table<K, C>, Fault> {
         let (perm, width) = self.mirror_at(t);
         let merged = self.shared.layer(t)?;
         // made in a table of its own size (a parallel collect of unknown length gathered
@@ -1406,7 +1433,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         step: &Step<K>,
         sq: u32,
         merge: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         if who.is_empty() {
             return Ok(());
         }
@@ -1477,7 +1504,7 @@ impl<K: Key, C: Count> Meet<K, C> {
                 .map(|&(i, _, _)| layer[i as usize].count())
                 .sum();
             if sum == 0 {
-                return Err(format!(
+                return Err(fault!(
                     "a state of the tables of {} has no predecessor: the tables cannot be trusted (a fault of the program; please report it)",
                     self.board
                 ));
@@ -1501,7 +1528,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// The digit tree's part of a batch: each leaf the samples landed in made again (its nodes
     /// from the roots, shared with the leaf before where they lie on its way), its join drawn
     /// from, and every sample walked back to the roots.
-    fn leaves_part(&self, samples: &mut [Sample<K>]) -> Result<(), String> {
+    fn leaves_part(&self, samples: &mut [Sample<K>]) -> Result<(), Fault> {
         let (m, w) = (self.m, self.w);
         let (x0, y0) = (self.root(LEFT)?, self.root(RIGHT)?);
         // the nodes on the way to the current leaf: crossing and right tables by depth (the
@@ -1629,7 +1656,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     }
 
     /// The root of `side`: the side made true, each state and its image apart.
-    fn root(&self, side: usize) -> Result<Table<K, C>, String> {
+    fn root(&self, side: usize) -> Result<Table<K, C>, Fault> {
         let (t, true_side) = if side == LEFT {
             (self.lsq, !self.true_right)
         } else {
@@ -1645,7 +1672,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// The right node of `digits` (its last digit the choice of step `digits.len() - 1`),
     /// child of `parent`: read where the kept nodes hold it, made otherwise (and kept).
     /// With its name where the store holds it.
-    fn right_node(&self, parent: &Table<K, C>, digits: &[u8]) -> Result<Named<K, C>, String> {
+    fn right_node(&self, parent: &Table<K, C>, digits: &[u8]) -> Result<Named<K, C>, Fault> {
         if let Some(t) = self.nodes.as_ref().and_then(|store| store.read(digits)) {
             return Ok((t, Some(digits.to_vec())));
         }
@@ -1663,7 +1690,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// read back: a setup of minutes, after which a batch reads the right's nodes it needs
     /// instead of making them (8x8 closed: 70 s a batch of 200, most of it making them). What
     /// the store holds, in words.
-    fn fill(&self, store: &NodeStore, tell: Option<fn(&str)>) -> Result<String, String> {
+    fn fill(&self, store: &NodeStore, tell: Option<fn(&str)>) -> Result<String, Fault> {
         let t = std::time::Instant::now();
         let all: std::collections::BTreeSet<&[u8]> = (self.leaves.iter())
             .flat_map(|l| (1..=l.digits.len().min(self.w)).map(|k| &l.digits[..k]))
@@ -1764,12 +1791,12 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// An error where `states` of tables held in memory pass the memory bound (the deepest
     /// nodes of both sides, the shared walk's last layer and a leaf's walks in memory: each
     /// goes to disk past its share, but the deepest nodes stay).
-    fn fits(&self, states: u64) -> Result<(), String> {
+    fn fits(&self, states: u64) -> Result<(), Fault> {
         let bytes = states * entry_bytes::<K, C>();
         if bytes <= self.max_memory {
             return Ok(());
         }
-        Err(format!(
+        Err(fault!(
             "exact sampling of {} holds {} of tables with the nodes above a leaf of the count met in the middle, past the memory bound of {} (--max-memory; the count alone fits it): run it under --max-memory {} or more",
             self.board,
             human_bytes(bytes),
@@ -1812,7 +1839,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         steps: &[Step<K>],
         range: std::ops::Range<usize>,
         first: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         let who: Vec<(usize, usize)> = ids.iter().map(|&s| (s, d)).collect();
         let j = range.start;
         for i in range.rev() {
@@ -1834,7 +1861,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         xs: &mut Kept<K, C>,
         ys: &mut Kept<K, C>,
         wait: &mut [Vec<Vec<usize>>; 2],
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         let d = xs.len() - 1;
         let none = Kept::new(&self.scratch);
         xs.pop()?;
@@ -1883,7 +1910,7 @@ impl<K: Key, C: Count> Meet<K, C> {
         xe: &Table<K, C>,
         ye: &Table<K, C>,
         fast: Option<&SampleJoin>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Fault> {
         let closed = self.closed;
         let want = if closed { 0 } else { 2 };
         // the right states by group, made only where there is no index (pair by pair)
@@ -1926,9 +1953,10 @@ impl<K: Key, C: Count> Meet<K, C> {
                 .ok_or("a count past 128 bits")?;
         }
         if sum != leaf.count {
-            return Err(format!(
+            return Err(fault!(
                 "a leaf of {} joined again holds {sum} tours where the count found {}: the tables cannot be trusted (a fault of the program; please report it)",
-                self.board, leaf.count
+                self.board,
+                leaf.count
             ));
         }
         let mut xi = 0usize;
@@ -1958,7 +1986,7 @@ impl<K: Key, C: Count> Meet<K, C> {
 
     /// The shared walk's part: each root state taken into the merged table (a true state as
     /// the merged one and a flip), then every side walked back to the first square.
-    fn shared_part(&self, samples: &mut [Sample<K>]) -> Result<(), String> {
+    fn shared_part(&self, samples: &mut [Sample<K>]) -> Result<(), Fault> {
         for s in samples.iter_mut() {
             for (d, t, true_side) in [
                 (LEFT, self.lsq, !self.true_right),
@@ -2040,7 +2068,7 @@ impl<K: Key, C: Count> Meet<K, C> {
 }
 
 impl<K: Key, C: Count> Batch for Meet<K, C> {
-    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, String> {
+    fn draw(&self, seed: u64, first: u64, n: usize) -> Result<Vec<(Vec<u32>, bool)>, Fault> {
         let mut samples: Vec<Sample<K>> = (0..n)
             .map(|j| {
                 let mut rng = tour_rng(seed, first + j as u64);

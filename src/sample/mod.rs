@@ -16,6 +16,8 @@
 pub mod chain;
 mod dfs;
 mod entry;
+mod fault;
+use fault::Fault;
 mod layers;
 mod meet;
 mod nodes;
@@ -66,6 +68,19 @@ pub enum Tables {
     /// The frontier count met in the middle: its digit tree's leaves, each made again with its
     /// layers kept where a batch lands in it (`meet.rs`).
     Meet,
+}
+
+impl Tables {
+    /// The name `--tables` takes for it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Tables::Auto => "auto",
+            Tables::Search => "search",
+            Tables::Layers => "layers",
+            Tables::Meet => "meet",
+        }
+    }
 }
 
 /// What to sample.
@@ -171,6 +186,10 @@ pub enum SampleError {
     /// Exact sampling asked for where it is out of reach (exit 2).
     #[error("{0}")]
     OutOfReach(String),
+    /// A file of the exact sampler's failed (its layers past the bound, a kept node, the
+    /// leaves file): the machine's failure (exit 3), not the request's.
+    #[error(transparent)]
+    Disk(#[from] crate::durable::DiskError),
     /// The chain could not start: the finder found no tour.
     #[error("the chain needs a tour to start from: {0}")]
     Find(#[from] FindError),
@@ -292,6 +311,24 @@ impl Sampler {
             }
             Ok(())
         };
+        // the tables asked for must be the method's: none is overridden or ignored in silence
+        match (opts.method, opts.tables) {
+            (Method::Frontier, Tables::Search | Tables::Meet) => {
+                return Err(Error::Invalid(format!(
+                    "--method frontier draws from the frontier engine's layers, and --tables {} asks for other tables: drop --tables (or give --tables layers), or use --method exact with it",
+                    opts.tables.name()
+                ))
+                .into());
+            }
+            (Method::Chain, t) if t != Tables::Auto => {
+                return Err(Error::Invalid(format!(
+                    "--tables {} chooses the exact sampler's tables, and --method chain draws by the Markov chain, from no tables: drop one of them",
+                    t.name()
+                ))
+                .into());
+            }
+            _ => {}
+        }
         if opts.leaves.is_some() {
             meet_only("--leaves keeps the leaves")?;
         }
@@ -310,7 +347,7 @@ impl Sampler {
             build_seconds: 0.0,
         };
         let exact = match opts.method {
-            Method::Chain => Err(String::new()),
+            Method::Chain => Err(Fault::Why(String::new())),
             Method::Exact | Method::Auto | Method::Frontier => exact_engine(board, piece, &req),
         };
         match exact {
@@ -319,13 +356,16 @@ impl Sampler {
                 s.how = how;
                 s.total = Some(total);
             }
+            // a file of the sampler's that failed stops it, whatever the method: the chain is
+            // no answer to a full disk
+            Err(Fault::Disk(d)) => return Err(SampleError::Disk(d)),
             Err(why)
                 if matches!(opts.method, Method::Exact | Method::Frontier)
                     || opts.ledger.is_some()
                     || opts.leaves.is_some()
                     || opts.nodes.is_some() =>
             {
-                return Err(SampleError::OutOfReach(why));
+                return Err(SampleError::OutOfReach(why.to_string()));
             }
             Err(why) => {
                 if opts.method == Method::Auto {
@@ -491,7 +531,10 @@ impl Sampler {
                 .collect(),
             Engine::Meet(b) => {
                 let before = b.describe();
-                let drawn = b.draw(seed, first, n).map_err(SampleError::OutOfReach)?;
+                let drawn = b.draw(seed, first, n).map_err(|e| match e {
+                    Fault::Disk(d) => SampleError::Disk(d),
+                    e => SampleError::OutOfReach(e.to_string()),
+                })?;
                 // a sampler made again in the batch (counts past a word) says so in the summary
                 let after = b.describe();
                 if after != before {
@@ -632,19 +675,20 @@ fn meet_engine(
     piece: &Piece,
     req: &Request,
     before: Option<String>,
-) -> Result<(Engine, String, BigUint), String> {
+) -> Result<(Engine, String, BigUint), Fault> {
     let kind = if req.closed { "closed" } else { "open" };
     let and = |why: String| match &before {
         Some(b) => format!("{b}; {why}"),
         None => why,
     };
+    let and_fault = |f: Fault| f.after(before.as_deref());
     let spec = CountSpec {
         closed: req.closed,
         from: req.from,
         symmetry: true,
         ..CountSpec::default()
     };
-    let secs = crate::frontier::reach(board, piece, &spec)
+    let secs = crate::frontier::reach_under(board, piece, &spec, CHOICE_THREADS, req.max_memory)
         .map_err(|e| and(e.to_string()))?
         .seconds;
     if before.is_some() && secs > MEET_SECONDS {
@@ -652,7 +696,8 @@ fn meet_engine(
             "the count met in the middle is projected at {}: --ledger DIR draws exactly from a ledger of it (`knights count {board}{} --ledger DIR` writes one, a piece at a time)",
             crate::count::human_duration(secs),
             if req.closed { " --closed" } else { "" }
-        )));
+        ))
+        .into());
     }
     let kept = req.leaves.as_ref().filter(|p| p.exists());
     if let (Some(tell), Some(path)) = (req.tell, kept) {
@@ -666,7 +711,7 @@ fn meet_engine(
             crate::count::human_duration(secs)
         ));
     }
-    let b = meet::build(board, piece, req).map_err(and)?;
+    let b = meet::build(board, piece, req).map_err(and_fault)?;
     let how = format!(
         "({}; each batch makes again the leaves it lands in, with their layers)",
         b.describe()
@@ -695,12 +740,18 @@ fn ledger_engine(
     piece: &Piece,
     req: &Request,
     dir: &std::path::Path,
-) -> Result<(Engine, String, BigUint), String> {
+) -> Result<(Engine, String, BigUint), Fault> {
     let whole = crate::count::folder::whole(dir).map_err(|e| e.to_string())?;
     let b = meet::from_ledger(board, piece, req, whole, &dir.display().to_string())?;
     let how = b.describe();
     Ok(meet_described(b, req.closed, &how))
 }
+
+/// The threads the projections that choose the exact sampler's tables are made for, whatever
+/// `-j` and the machine: the choice sets the tours a seed draws, and the same seed draws the
+/// same tours on any machine and any number of threads (two: the machine the thresholds were
+/// set on).
+pub(crate) const CHOICE_THREADS: usize = 2;
 
 /// DFS estimates beyond this many seconds leave exact sampling to the frontier tables.
 const DFS_SECONDS: f64 = 120.0;
@@ -714,7 +765,7 @@ fn exact_engine(
     board: Board,
     piece: &Piece,
     req: &Request,
-) -> Result<(Engine, String, BigUint), String> {
+) -> Result<(Engine, String, BigUint), Fault> {
     let n = board.squares();
     let kind = if req.closed { "closed" } else { "open" };
     if let Some(dir) = &req.ledger {
@@ -729,7 +780,7 @@ fn exact_engine(
         Tables::Layers | Tables::Meet => true,
     };
     if req.tables == Tables::Search && !board.is_small() {
-        return Err(format!(
+        return Err(fault::fault!(
             "the search's tables take boards of up to 64 squares; {board} has {n}"
         ));
     }
@@ -746,7 +797,7 @@ fn exact_engine(
         let secs = if n <= 40 {
             0.0
         } else {
-            crate::count::estimate_seconds(&plan, rayon::current_num_threads())
+            crate::count::estimate_seconds(&plan, CHOICE_THREADS)
         };
         if secs <= req.seconds.unwrap_or(DFS_SECONDS) || req.tables == Tables::Search {
             let d = dfs::Dfs::new(board, piece, req);
@@ -765,7 +816,7 @@ fn exact_engine(
             return Ok((Engine::Dfs(Box::new(d)), how, total));
         }
         if !layers::fits(board, piece) {
-            return Err(format!(
+            return Err(fault::fault!(
                 "counting {kind} tours on {board} by search is estimated at {}",
                 crate::count::human_duration(secs)
             ));

@@ -58,7 +58,13 @@ fn names(dir: &Path) -> Vec<String> {
 fn in_namespace() -> Vec<&'static str> {
     let tries: [&[&str]; 2] = [
         &["--pid", "--fork", "--mount-proc"],
-        &["--user", "--map-root-user", "--pid", "--fork", "--mount-proc"],
+        &[
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--mount-proc",
+        ],
     ];
     for t in tries {
         let ok = Command::new("unshare")
@@ -67,7 +73,9 @@ fn in_namespace() -> Vec<&'static str> {
             .status()
             .is_ok_and(|s| s.success());
         if ok {
-            return std::iter::once("unshare").chain(t.iter().copied()).collect();
+            return std::iter::once("unshare")
+                .chain(t.iter().copied())
+                .collect();
         }
     }
     panic!(
@@ -87,7 +95,9 @@ fn mount_namespace() -> Vec<&'static str> {
             .status()
             .is_ok_and(|s| s.success());
         if ok {
-            return std::iter::once("unshare").chain(t.iter().copied()).collect();
+            return std::iter::once("unshare")
+                .chain(t.iter().copied())
+                .collect();
         }
     }
     panic!(
@@ -138,7 +148,10 @@ fn counts_in_their_own_pid_namespaces_share_a_scratch_folder() {
 fn zombie(pid: u32) -> bool {
     fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
-        .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('Z')))
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.trim_start().starts_with('Z'))
+        })
         .unwrap_or(false)
 }
 
@@ -358,7 +371,12 @@ fn a_second_stop_signal_gives_up_the_save_and_leaves_no_file() {
     );
     sigterm(&child);
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{status:?}: {}", err.lock().unwrap());
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "{status:?}: {}",
+        err.lock().unwrap()
+    );
     assert_eq!(status.signal(), None);
     // (the reader thread has the last lines once the pipe closes)
     std::thread::sleep(Duration::from_millis(200));
@@ -587,7 +605,10 @@ fn a_foreign_split_is_named_as_the_split() {
 /// asked for are projected as such, not as "all".
 #[test]
 fn a_run_of_some_pieces_projects_its_part_not_the_whole() {
-    let out = knights().args(["count", "7x8", "--only", "0"]).output().unwrap();
+    let out = knights()
+        .args(["count", "7x8", "--only", "0"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{err}");
     let first = err.lines().next().unwrap_or_default();
@@ -598,7 +619,10 @@ fn a_run_of_some_pieces_projects_its_part_not_the_whole() {
             && first.contains("; the whole count, about "),
         "{err}"
     );
-    assert!(err.contains("for the 1 to count (at the mean piece's share)"), "{err}");
+    assert!(
+        err.contains("for the 1 to count (at the mean piece's share)"),
+        "{err}"
+    );
 }
 
 /// A count started with --force and no checkpoint, projected past an hour (the fail point
@@ -637,7 +661,14 @@ fn a_long_count_forced_without_a_checkpoint_says_nothing_is_kept() {
 fn a_sweep_too_wide_to_meet_is_projected_as_a_lower_bound() {
     let dir = tempfile::tempdir().unwrap();
     let out = knights()
-        .args(["count", "3x10", "--closed", "--window", "wide", "--checkpoint"])
+        .args([
+            "count",
+            "3x10",
+            "--closed",
+            "--window",
+            "wide",
+            "--checkpoint",
+        ])
         .arg(dir.path().join("w.ckpt"))
         .env(knights::failpoint::ENV, "projected-seconds=return(7200)")
         .output()
@@ -648,5 +679,143 @@ fn a_sweep_too_wide_to_meet_is_projected_as_a_lower_bound() {
         err.contains("this count may take at least 2.0 hours")
             && err.contains("which on a board this wide is a lower bound"),
         "{err}"
+    );
+}
+
+/// `sample --leaves FILE` (and `--nodes DIR`) in a folder that cannot be written (a read-only
+/// file system, which root cannot write either) is refused before the count, with exit code 2,
+/// not after the whole count with no tours.
+#[test]
+fn a_leaves_file_or_nodes_folder_that_cannot_be_written_is_refused_before_the_count() {
+    let ns = mount_namespace();
+    let dir = tempfile::tempdir().unwrap();
+    let ro = dir.path().join("ro");
+    fs::create_dir(&ro).unwrap();
+    for (flag, path) in [
+        ("--leaves", ro.join("x.leaves")),
+        ("--nodes", ro.join("nodes")),
+    ] {
+        let out = Command::new(ns[0])
+            .args(&ns[1..])
+            .args([
+                "sh",
+                "-c",
+                "mount -t tmpfs -o ro,size=1m tmpfs \"$1\" || exit 99; shift; exec \"$@\"",
+                "sh",
+                path_str(&ro),
+            ])
+            .arg(bin())
+            .args([
+                "sample", "6x8", "--closed", "--tables", "meet", "-n", "1", flag,
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains("nothing was counted") && err.contains("Read-only file system"),
+            "{flag}: {err}"
+        );
+        assert!(
+            !err.contains("the count met in the middle"),
+            "{flag}: {err}"
+        );
+    }
+}
+
+/// `sample --tables` that the method would override or ignore is refused, naming both; the
+/// tours of `--method auto` are the same on 1 and 2 threads (its choice of tables does not
+/// depend on -j); and `sample --scratch DIR` puts the tables that pass the bound there, the same
+/// tours, the folder empty after.
+#[test]
+fn sample_options_are_never_overridden_in_silence() {
+    for (method, tables) in [
+        ("frontier", "search"),
+        ("frontier", "meet"),
+        ("chain", "layers"),
+    ] {
+        let out = knights()
+            .args([
+                "sample", "5x6", "--method", method, "--tables", tables, "-n", "1",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{method} {tables}: {err}");
+        assert!(
+            err.contains(&format!("--method {method}"))
+                && err.contains(&format!("--tables {tables}")),
+            "{err}"
+        );
+    }
+    let tours = |extra: &[&str]| {
+        let out = knights()
+            .args([
+                "sample", "6x8", "--closed", "-n", "3", "--seed", "4", "--format", "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let two = tours(&["-j", "2"]);
+    assert_eq!(tours(&["-j", "1"]), two);
+    let scratch = tempfile::tempdir().unwrap();
+    let low = tours(&[
+        "-j",
+        "2",
+        "--tables",
+        "meet",
+        "--max-memory",
+        "64M",
+        "--scratch",
+        path_str(scratch.path()),
+    ]);
+    assert_eq!(low.lines().count(), 3, "{low}");
+    assert_eq!(names(scratch.path()), Vec::<String>::new());
+}
+
+/// A disk that fills under the exact sampler's layers (its nodes sent to the scratch folder by
+/// the fail point `sample-path-disk`, the folder a file system of 256 KiB) is the machine's
+/// failure: exit code 3 and the file named, not "out of reach".
+#[test]
+fn a_full_disk_under_the_sampler_is_a_failure_of_the_machine() {
+    let ns = mount_namespace();
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("small");
+    fs::create_dir(&mnt).unwrap();
+    let out = Command::new(ns[0])
+        .args(&ns[1..])
+        .args([
+            "sh",
+            "-c",
+            "mount -t tmpfs -o size=256k tmpfs \"$1\" || exit 99; shift; \"$@\"; rc=$?; ls -A \"$MNT\"; exit $rc",
+            "sh",
+            path_str(&mnt),
+        ])
+        .arg(bin())
+        .args(["sample", "6x8", "--closed", "--tables", "meet", "-n", "2", "--format", "none"])
+        .arg("--scratch")
+        .arg(&mnt)
+        .env("MNT", &mnt)
+        .env(knights::failpoint::ENV, "sample-path-disk=return")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("No space left on device") && err.contains(".knights-sample."),
+        "{err}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "",
+        "files left"
     );
 }
