@@ -3,7 +3,8 @@
 //! `NAME=ACTIONS;NAME=ACTIONS`). A test that kills a count mid-way must know that the count was
 //! still running when it was killed: `saved=100*off->sleep(60000)` lets the first 100 saves pass
 //! and then holds the count after each save, however fast the machine, so the kill always finds
-//! it running and its files at a known point. Unset, every fail point does nothing.
+//! it running and its files at a known point. Unset, every fail point does nothing; a build
+//! without the feature `failpoints` (every release build) has none, and refuses the variable.
 //!
 //! The fail points:
 //! - `saved`: just after a count made something durable (a checkpoint record, a file replaced
@@ -39,11 +40,21 @@
 /// The environment variable that sets the fail points.
 pub const ENV: &str = "KNIGHTS_FAILPOINTS";
 
-/// Sets the fail points `KNIGHTS_FAILPOINTS` names; an error names the entry it cannot read.
+/// Whether this build has its fail points (the feature `failpoints`, which the tests' build
+/// turns on; a release build has none).
+pub const COMPILED: bool = cfg!(feature = "failpoints");
+
+/// Sets the fail points `KNIGHTS_FAILPOINTS` names; an error names the entry it cannot read, or
+/// says that this build has none.
 pub fn configure_from_env() -> Result<(), String> {
     let Some(v) = std::env::var_os(ENV) else {
         return Ok(());
     };
+    if !COMPILED {
+        return Err(format!(
+            "{ENV} is set, but this build of knights has no fail points (they are for its tests: build with --features failpoints); unset it"
+        ));
+    }
     let v = v.to_string_lossy();
     for entry in v.split(';').map(str::trim).filter(|e| !e.is_empty()) {
         let (name, actions) = entry.split_once('=').ok_or_else(|| {

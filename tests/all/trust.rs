@@ -819,3 +819,31 @@ fn a_full_disk_under_the_sampler_is_a_failure_of_the_machine() {
         "files left"
     );
 }
+
+/// The fail points are compiled in only by the feature `failpoints`, which the tests' build
+/// turns on: a release build (`cargo build --release`, `cargo install`) has none, and refuses
+/// `KNIGHTS_FAILPOINTS` (before, `KNIGHTS_FAILPOINTS=spill=return` made any count of a release
+/// build kill itself).
+#[test]
+fn fail_points_are_the_tests_alone() {
+    assert!(knights::failpoint::COMPILED, "the tests' build has its fail points");
+    let manifest = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let section = |name: &str| -> Vec<String> {
+        manifest
+            .lines()
+            .skip_while(|l| l.trim() != name)
+            .skip(1)
+            .take_while(|l| !l.starts_with('['))
+            .map(str::to_string)
+            .collect()
+    };
+    let fail: Vec<String> = section("[dependencies]")
+        .into_iter()
+        .filter(|l| l.starts_with("fail "))
+        .collect();
+    assert_eq!(fail, vec!["fail = \"0.5\"".to_string()], "{manifest}");
+    assert!(
+        section("[features]").contains(&"failpoints = [\"fail/failpoints\"]".to_string()),
+        "{manifest}"
+    );
+}
