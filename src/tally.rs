@@ -440,7 +440,8 @@ mod tests {
     }
 
     #[test]
-    fn a_tally_against_itself_differs_nowhere_and_mixed_tours_are_refused() {
+    fn a_tally_against_another_differs_by_the_moves_they_do_not_share_and_mixed_tours_are_refused()
+    {
         let b = Board { rows: 3, cols: 4 };
         let k = Piece::knight();
         let mut t = Tally::new(b, &k, false).unwrap();
@@ -457,9 +458,29 @@ mod tests {
             None
         );
         assert_eq!(t.shares().filter(|m| m.2 == 1.0).count(), 11);
-        let c = t.against(&t);
-        assert_eq!((c.beyond, c.distance), (0, 0.0));
-        assert_eq!(c.straight.mean, 0.0);
+        // against a tally of that tour and its mirror image, which share 8 of their 11 moves:
+        // the 3 moves of each alone differ by a half (z = 0.5 / sqrt(3/4 * 1/4 * (1/2 + 1/2))
+        // either way), the 8 shared not at all, and the distance is 3 moves' half of 11 moves
+        let mut u = Tally::new(b, &k, false).unwrap();
+        u.add(b, false, &tour).unwrap();
+        u.add(b, false, &path(b, "d1 b2 d3 c1 a2 c3 b1 d2 b3 a1 c2 a3"))
+            .unwrap();
+        let c = t.against(&u);
+        let z = 0.5 / (0.75f64 * 0.25).sqrt();
+        let zs: Vec<f64> = c.moves.iter().map(|m| m.z.abs()).collect();
+        assert_eq!(
+            zs.iter().filter(|&&x| (x - z).abs() < 1e-12).count(),
+            6,
+            "{zs:?}"
+        );
+        assert_eq!(zs.iter().filter(|&&x| x == 0.0).count(), c.moves.len() - 6);
+        assert!((c.distance - 3.0 / 22.0).abs() < 1e-12, "{}", c.distance);
+        assert_eq!(c.beyond, 0, "z = {z:.3} is far below the family's bound");
+        // a tally of shares other than 1 against itself differs nowhere
+        let same = u.against(&u);
+        assert_eq!((same.beyond, same.distance), (0, 0.0));
+        assert!(same.moves.iter().all(|m| m.z == 0.0));
+        assert_eq!(same.straight.mean, 0.0);
         let e = t.add(b, true, &tour).unwrap_err();
         assert!(e.to_string().contains("closed tours of 3x4"), "{e}");
     }

@@ -880,11 +880,25 @@ fn count_suggests_estimate_when_out_of_reach() {
 fn counts_far_past_the_bound_are_refused_before_they_start() {
     // 11x11 and 12x12 open once started on a lower bound of minutes and a few GiB and ran until
     // the bound stopped them; their projected growth is refused in seconds, checkpoint or not
+    // (on two threads and under 16G, so that the outcome is the same on a machine of any size)
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("run.ckpt");
     let ckpt = ckpt.to_str().unwrap();
     for board in ["11x11", "12x12"] {
-        let err = fails_fast(&["count", board, "--checkpoint", ckpt], None, 2);
+        let err = fails_fast(
+            &[
+                "count",
+                board,
+                "--checkpoint",
+                ckpt,
+                "--threads",
+                "2",
+                "--max-memory",
+                "16G",
+            ],
+            None,
+            2,
+        );
         assert!(err.contains("out of reach"), "{err}");
         assert!(err.contains("projected"), "{err}");
         assert!(err.contains("more than 30 days"), "{err}");

@@ -696,6 +696,45 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
 /// on disk) gives the count it gives in memory: on every board up to 40 squares, open and
 /// closed, by the automatic method and one sweep; from and to fixed squares; and other leapers.
 /// Most of the larger counts must have written to disk, or the test proves nothing.
+/// Two counts in one process (a library's, the tests'), one through disk and one in memory at
+/// the same time: each reports its own disk figures, the one in memory none (they were
+/// process-wide counters, which the other count moved).
+#[test]
+fn two_counts_in_one_process_keep_their_own_disk_figures() {
+    use frontier::Method;
+    let disk = TreeSize {
+        tables: Some(64 << 10),
+        ..TreeSize::default()
+    };
+    let k = Piece::knight();
+    let (through, beside) = std::thread::scope(|s| {
+        let a = s.spawn(|| {
+            frontier::count_with(board(6, 7), &k, &spec(true), Method::Auto, disk).unwrap()
+        });
+        let b = s.spawn(|| {
+            (0..20)
+                .map(|_| {
+                    frontier::count_with(
+                        board(5, 6),
+                        &k,
+                        &spec(false),
+                        Method::Auto,
+                        TreeSize::default(),
+                    )
+                    .unwrap()
+                })
+                .collect::<Vec<_>>()
+        });
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let written = |c: &knights::count::Count| c.peak.map_or(0, |p| p.disk_written);
+    assert!(written(&through) > 0, "{:?}", through.peak);
+    for c in &beside {
+        assert_eq!(written(c), 0, "{:?}", c.peak);
+        assert_eq!(c.peak.map_or(0, |p| p.disk_peak), 0, "{:?}", c.peak);
+    }
+}
+
 #[test]
 fn frontier_through_disk_equals_in_memory() {
     use frontier::Method;

@@ -367,15 +367,32 @@ fn projections_grow_with_the_length() {
 /// The up-front projection of every count of `results/estimates.md` past 0.1 s is within 2
 /// times of the wall time it took (`tests/data/estimates-wall.tsv`), on the two threads it took
 /// them on: from the layer sizes its walk gives, at the calibrated cost of a read (a constant,
-/// so that the figure is the same on a machine of any speed).
+/// so that the figure is the same on a machine of any speed). Those counts are the ones the
+/// constants were fitted to: see the next test for counts held out of the fit.
 #[test]
 fn projections_are_within_twice_the_times_taken() {
+    within(include_str!("../data/estimates-wall.tsv"), 19, 2.0);
+}
+
+/// [`projections_are_within_twice_the_times_taken`] on counts no constant of the projection
+/// was fitted to (`tests/data/estimates-held-out.tsv`, measured apart from the fit), within 4
+/// times: held out, the model over-projects the long boards 6 wide, closed, 2.3 to 3.5 times
+/// (the counts of its fit are within 2).
+#[test]
+fn projections_are_within_four_times_the_times_of_counts_held_out_of_the_fit() {
+    within(include_str!("../data/estimates-held-out.tsv"), 12, 4.0);
+}
+
+/// The projections of the counts of `table` (board, kind, wall seconds on 2 cores) within
+/// `times` times of their walls either way; `at_least` rows.
+fn within(table: &str, at_least: usize, times: f64) {
     let walks = recorded_walks();
-    let rows: Vec<&str> = include_str!("../data/estimates-wall.tsv")
+    let rows: Vec<&str> = table
         .lines()
         .filter(|l| !l.starts_with('#') && !l.starts_with("board\t"))
         .collect();
-    assert!(rows.len() >= 19, "{rows:?}");
+    assert!(rows.len() >= at_least, "{rows:?}");
+    let mut off = Vec::new();
     for row in rows {
         let f: Vec<&str> = row.split('\t').collect();
         let (board, closed): (knights::Board, bool) = (f[0].parse().unwrap(), f[1] == "closed");
@@ -389,12 +406,16 @@ fn projections_are_within_twice_the_times_taken() {
                         == (board.rows.min(board.cols), board.rows.max(board.cols))
             })
             .unwrap_or_else(|| panic!("no walk of {board} recorded"));
-        let up = projected(board, closed, sizes).seconds;
-        assert!(
-            up <= 2.0 * wall && up >= wall / 2.0,
-            "{board} closed={closed}: projected {up:.2} s, took {wall} s"
-        );
+        // the pieces and the walk they share: the count's whole time
+        let r = projected(board, closed, sizes);
+        let up = r.seconds + r.shared_seconds;
+        if !(up <= times * wall && up >= wall / times) {
+            off.push(format!(
+                "{board} closed={closed}: projected {up:.2} s, took {wall} s"
+            ));
+        }
     }
+    assert!(off.is_empty(), "{off:#?}");
 }
 
 /// The recorded layer sizes (`tests/data/reach-sizes.tsv`) are those the walk gives today (each

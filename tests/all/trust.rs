@@ -826,8 +826,12 @@ fn a_full_disk_under_the_sampler_is_a_failure_of_the_machine() {
 /// build kill itself).
 #[test]
 fn fail_points_are_the_tests_alone() {
-    assert!(knights::failpoint::COMPILED, "the tests' build has its fail points");
-    let manifest = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    assert!(
+        knights::failpoint::COMPILED,
+        "the tests' build has its fail points"
+    );
+    let manifest =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
     let section = |name: &str| -> Vec<String> {
         manifest
             .lines()
