@@ -410,6 +410,60 @@ pub fn count_with(
     Ok(count)
 }
 
+/// The bytes the tables of a count (or the exact sampler's) of a window of `window` squares in
+/// keys of `key_bytes` bytes may hold on `threads` threads under the bound `max_memory`: the
+/// bound less what the process holds beside them.
+pub(crate) fn tables_room(max_memory: u64, window: u32, key_bytes: usize, threads: usize) -> u64 {
+    sizes::tables_for(max_memory, window, key_bytes, threads)
+}
+
+/// The smallest bound a count (or the exact sampler) of `board` takes on `threads` threads: an
+/// error naming it as `--max-memory` writes it, where `max_memory` is below it.
+pub(crate) fn check_floor(
+    board: Board,
+    walk: &Walk,
+    max_memory: u64,
+    threads: usize,
+) -> Result<(), Error> {
+    let threads = threads.max(1);
+    let floor = sizes::min_bound(walk.window(), walk.key_bytes(), threads);
+    if max_memory < floor {
+        return Err(Error::Invalid(format!(
+            "--max-memory {} is below what a frontier count of {board} holds besides its tables on {threads} thread{} (the program, its threads, the buffers of the files it reads and writes, the join's index): the smallest bound it takes is --max-memory {} (a thread fewer takes {} less), past which every count runs to its end, its tables through disk where they pass half the bound",
+            human_bytes(max_memory),
+            plural(threads as u64),
+            size_arg(floor),
+            human_bytes(sizes::THREAD_BYTES),
+        )));
+    }
+    Ok(())
+}
+
+/// The smallest bound the exact sampler met in the middle takes on `board` (walked as `walk`) on
+/// `threads` threads: an error naming it, where `max_memory` is below it.
+pub(crate) fn check_sample_floor(
+    board: Board,
+    walk: &Walk,
+    max_memory: u64,
+    threads: usize,
+) -> Result<(), String> {
+    let floor = sizes::sample_floor(walk.window(), walk.key_bytes(), threads.max(1));
+    if max_memory < floor {
+        return Err(format!(
+            "exact sampling inside the count met in the middle of {board} holds the count's tables and its own beside them: under --max-memory {} it does not fit, the smallest bound it takes is --max-memory {}",
+            human_bytes(max_memory),
+            size_arg(floor)
+        ));
+    }
+    Ok(())
+}
+
+/// The threads of `threads` the exact sampler met in the middle of `walk` runs on under the
+/// bound `max_memory`: those the bound holds (each thread holds its own beside the tables).
+pub(crate) fn sample_threads(walk: &Walk, max_memory: u64, threads: usize) -> usize {
+    sizes::threads_within(max_memory, walk.window(), walk.key_bytes(), threads, true)
+}
+
 /// What a meeting in the middle tells the exact sampler (`sample::meet`): how it was cut, which
 /// side it made true below the tree's root, and every leaf of its digit tree with its count.
 /// A leaf `(j, p)` is the node of depth `j` whose digits, read as a number in base 3 with the
@@ -453,6 +507,8 @@ pub(crate) fn meet_leaves(
         ..quiet_limits()
     };
     let walk = Walk::new(board, piece, spec.wide);
+    // the count and the sampler after it keep to the same floor
+    check_floor(board, &walk, max_memory, limits.threads)?;
     let host = Alone {
         chosen,
         ..Alone::default()
@@ -625,16 +681,7 @@ fn run_method(
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
     let walk = Walk::new(req.board, req.piece, req.spec.wide);
-    let floor = sizes::min_bound(walk.window(), walk.key_bytes());
-    if limits.max_memory < floor {
-        return Err(Error::Invalid(format!(
-            "--max-memory {} is below what a frontier count of {} holds besides its tables (the program, its threads, the buffers of the files it reads and writes, the join's index): the smallest bound it takes is --max-memory {}, past which every count runs to its end, its tables through disk where they pass half the bound",
-            human_bytes(limits.max_memory),
-            req.board,
-            size_arg(floor)
-        ))
-        .into());
-    }
+    check_floor(req.board, &walk, limits.max_memory, limits.threads)?;
     let (stop, obs) = (host.stop(), host.observer());
     keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))
 }
@@ -1020,8 +1067,9 @@ impl<'a, K: Key> Run<'a, K> {
             sweep: Sweep {
                 closed,
                 limit: Bound {
-                    tables: (limits.tree.tables)
-                        .unwrap_or_else(|| sizes::tables_for(limits.max_memory, window, key_bytes)),
+                    tables: (limits.tree.tables).unwrap_or_else(|| {
+                        sizes::tables_for(limits.max_memory, window, key_bytes, limits.threads)
+                    }),
                     process: limits.max_memory,
                 },
                 scratch: Scratch::new(scratch_dir(limits)),

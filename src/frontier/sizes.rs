@@ -206,11 +206,36 @@ pub(crate) fn table_bytes(bound: u64) -> u64 {
 /// its index and the join's tables among it; under 256M with 128 MiB of tables it was resident
 /// in 265 MiB); windows of 15 and 16 squares (7 wide) at least 32 MiB (7x7 open held about 30
 /// MiB beside its tables: under 40M with 14 MiB of them it was resident in 44 MiB).
-pub(crate) fn tables_for(bound: u64, window: u32, key_bytes: usize) -> u64 {
+/// On `threads` threads each thread past the first holds [`THREAD_BYTES`] more beside the
+/// tables, kept back too.
+pub(crate) fn tables_for(bound: u64, window: u32, key_bytes: usize, threads: usize) -> u64 {
     let t = table_bytes(bound);
     if t == u64::MAX {
+        return t;
+    }
+    let least = if key_bytes > 8 { 16 << 20 } else { 4 << 20 };
+    let t = if key_bytes > 8 {
+        t.saturating_sub(64 << 20)
+    } else if window > 14 {
+        t.min(bound.saturating_sub(32 << 20))
+    } else {
         t
-    } else if key_bytes > 8 {
+    };
+    t.min(bound.saturating_sub(beside_tables(bound, window, key_bytes, threads)))
+        .max(least)
+}
+
+/// What a count on `threads` threads holds beside its tables under the bound `bound`, at the
+/// least: what one thread holds (see [`tables_for`]), and [`THREAD_BYTES`] for each more.
+fn beside_tables(bound: u64, window: u32, key_bytes: usize, threads: usize) -> u64 {
+    let one = bound - tables_for_one(bound, window, key_bytes).min(bound);
+    one + THREAD_BYTES * threads.saturating_sub(1) as u64
+}
+
+/// [`tables_for`] on one thread.
+fn tables_for_one(bound: u64, window: u32, key_bytes: usize) -> u64 {
+    let t = table_bytes(bound);
+    if key_bytes > 8 {
         t.saturating_sub(64 << 20).max(16 << 20)
     } else if window > 14 {
         t.min(bound.saturating_sub(32 << 20)).max(4 << 20)
@@ -219,20 +244,66 @@ pub(crate) fn tables_for(bound: u64, window: u32, key_bytes: usize) -> u64 {
     }
 }
 
+/// What the exact sampler met in the middle holds beyond a count's floor: the count's leaves,
+/// its shared walk kept, the nodes above a leaf and a leaf's walks, each to disk past its share
+/// of the tables' room but not below it. Measured (`/usr/bin/time`, `sample BOARD -n 20 --tables
+/// meet -j 1`): 6x8 open under 40M, 48M and 64M took 46, 50 and 53 MiB; 7x7 open under 48M, 64M
+/// and 96M 60, 72 and 93 MiB; every count's floor plus this kept within.
+pub(crate) const SAMPLE_BYTES: u64 = 80 << 20;
+
+/// The smallest bound the exact sampler met in the middle takes for a window of `window`
+/// squares in keys of `key_bytes` bytes on `threads` threads: the count's floor and
+/// [`SAMPLE_BYTES`].
+pub(crate) fn sample_floor(window: u32, key_bytes: usize, threads: usize) -> u64 {
+    min_bound(window, key_bytes, threads) + SAMPLE_BYTES
+}
+
+/// The most threads of `threads` a count (`sample`: the exact sampler) may run on under the
+/// bound `bound` (at least one): each past the first holds [`THREAD_BYTES`] beside the tables.
+pub(crate) fn threads_within(
+    bound: u64,
+    window: u32,
+    key_bytes: usize,
+    threads: usize,
+    sample: bool,
+) -> usize {
+    let floor = |t: usize| {
+        if sample {
+            sample_floor(window, key_bytes, t)
+        } else {
+            min_bound(window, key_bytes, t)
+        }
+    };
+    (1..=threads.max(1))
+        .rev()
+        .find(|&t| floor(t) <= bound)
+        .unwrap_or(1)
+}
+
+/// What each worker thread past the first holds beside the tables at the least: its stack,
+/// the allocator's pages of its own, its batches, the frames it makes and reads and their
+/// compression's state. Measured under the floors (`/usr/bin/time`, 6x8 open under 32M: 27,
+/// 33, 39 and 60 MiB resident at the most on 1, 2, 4 and 8 threads; 7x7 open under 40M: 31,
+/// 38, 43 and 62): 4 to 7 MiB a thread.
+pub(crate) const THREAD_BYTES: u64 = 7 << 20;
+
 /// The smallest memory bound a frontier count takes, for a window of `window` squares in keys
 /// of `key_bytes` bytes: what the process holds besides its tables, and a few MiB of tables.
 /// Past it every count runs to its end, its tables through disk where they pass half the
 /// bound. For the knight: 32M up to 6 wide (5x12 open under 32M was resident in 30 MiB, 6x8
 /// open in 29), 40M 7 wide (7x7 open under 32M: 35 MiB), 192M wider (keys of two words; see
 /// [`tables_for`]).
-pub(crate) fn min_bound(window: u32, key_bytes: usize) -> u64 {
-    if key_bytes > 8 {
+/// On `threads` threads, [`THREAD_BYTES`] more for each past the first: the floor is the whole
+/// process's, as `/usr/bin/time` measures it.
+pub(crate) fn min_bound(window: u32, key_bytes: usize, threads: usize) -> u64 {
+    let one: u64 = if key_bytes > 8 {
         192 << 20
     } else if window > 14 {
         40 << 20
     } else {
         32 << 20
-    }
+    };
+    one + THREAD_BYTES * threads.saturating_sub(1) as u64
 }
 
 #[cfg(test)]

@@ -149,11 +149,11 @@ pub(crate) fn save<K: Key>(
                     return;
                 }
                 seen += 1;
-                if seen % 4096 == 0 {
+                if seen.is_multiple_of(4096) {
                     fail::fail_point!("saving");
                 }
                 // Relaxed: the flag only asks the save to end (the temporary file goes)
-                if seen % 4096 == 0 && abandon.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                if seen.is_multiple_of(4096) && abandon.is_some_and(|a| a.load(Ordering::Relaxed)) {
                     written = Err(std::io::Error::new(
                         std::io::ErrorKind::Interrupted,
                         "the save was given up at a second stop signal",
@@ -296,8 +296,9 @@ fn header_lines(path: &Path, bytes: &[u8]) -> Result<Header, CheckpointError> {
     Err(damaged("its header is cut short"))
 }
 
-/// The header of the saved stage at `path` (its states are not read: a size check is all they
-/// get); `None` when there is no file.
+/// The header of the saved stage at `path` (its states are not read: the file is only checked
+/// to be at least the smallest size they take, [`Header::least_file_size`]; their frames'
+/// checksums are checked as a resume reads them); `None` when there is no file.
 pub fn read_header(path: &Path) -> Result<Option<Header>, CheckpointError> {
     if !path.exists() {
         return Ok(None);

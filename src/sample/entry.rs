@@ -14,8 +14,6 @@
 
 use std::fmt::Debug;
 
-/// The error a run with one-word counts stops with where a count passes the word.
-
 /// A count of a table: one word or two.
 pub(crate) trait Count: Copy + Default + Eq + Debug + Send + Sync + 'static {
     /// Bytes it takes in a file.

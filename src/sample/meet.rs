@@ -149,8 +149,11 @@ struct Meet<K: Key, C: Count> {
     true_right: bool,
     leaves: Vec<Leaf>,
     total: u128,
-    /// Bytes the sampler may hold.
+    /// Bytes the sampler may hold: the whole process's bound.
     max_memory: u64,
+    /// Bytes its tables may hold: the bound less what the process holds beside them (see
+    /// `frontier::sizes::tables_for`), of which its shares are taken.
+    room: u64,
     /// Where layers go when they pass a part of the bound (`--scratch`).
     scratch: std::path::PathBuf,
     setup: String,
@@ -459,6 +462,9 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
             crate::frontier::MAX_WINDOW
         ));
     }
+    // for the fixed threads of the choice, whatever -j (the sampler then runs on those the
+    // bound holds: `Sampler::new`), so that a seed's tours are the same with any
+    crate::frontier::check_sample_floor(board, &walk, req.max_memory, super::CHOICE_THREADS)?;
     let spec = CountSpec {
         closed: req.closed,
         symmetry: true,
@@ -869,6 +875,12 @@ pub(crate) fn from_ledger(
     if req.from.is_some() {
         return Err("tours drawn by way of a ledger start on any square (no --from)".into());
     }
+    crate::frontier::check_sample_floor(
+        board,
+        &Walk::new(board, piece, false),
+        req.max_memory,
+        super::CHOICE_THREADS,
+    )?;
     // what the sampler's own count would cut otherwise: it counts one shard, narrow, the total
     let other = [
         (
@@ -1129,6 +1141,12 @@ impl<K: Key, C: Count> Meet<K, C> {
         if let Some(l) = ledger {
             start = l.total;
         }
+        let room = crate::frontier::tables_room(
+            req.max_memory,
+            walk.window(),
+            walk.key_bytes(),
+            rayon::current_num_threads(),
+        );
         let mut s = Meet {
             board,
             walk,
@@ -1147,6 +1165,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             leaves,
             total: start,
             max_memory: req.max_memory,
+            room,
             scratch: req.scratch.clone(),
             setup: String::new(),
             nodes,
@@ -1201,7 +1220,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             states += next.len() as u64;
             let to_disk = || {
                 fail::fail_point!("sample-shared-disk", |_| true);
-                bytes > self.max_memory / 4
+                bytes > self.room / 4
             };
             shared.push(next, to_disk())?;
             // the successors freed making it go back to the system (8x8 open's shared walk
@@ -1249,7 +1268,10 @@ impl<K: Key, C: Count> Meet<K, C> {
             // the table made taken as large as the one it is made from
             let made = layer.len() as u64 * entry_bytes::<K, C>();
             let room = bound.saturating_sub(crate::engine::needed(bound, made));
-            (bound / 8).min(room / 2).max(1 << 26)
+            // (groups of at least 64 MiB, where the tables' room holds twice that)
+            (self.room / 8)
+                .min(room / 2)
+                .max((1 << 26).min(self.room / 2))
         };
         let budget = budget();
         let narrow_full = || {
@@ -1589,7 +1611,7 @@ impl<K: Key, C: Count> Meet<K, C> {
             let (xnode, ynode) = (deepest(&xs), deepest(&ys));
             // a third of the bound: the tables a step makes, the join's and the allocator's
             // slack take the rest (a half took 8x8 closed under 1G to 1.02 GiB resident)
-            let room = (self.max_memory / 3).saturating_sub(path_states * entry_bytes::<K, C>());
+            let room = (self.room / 3).saturating_sub(path_states * entry_bytes::<K, C>());
             let jy = j.min(w);
             let mut yl: Kept<K, C> = Kept::new(&self.scratch);
             for i in jy..w {
@@ -1785,7 +1807,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// states at the right root and more below it, passed 12 GiB in memory).
     fn path_full(&self, xs: &Kept<K, C>, ys: &Kept<K, C>, next: usize) -> bool {
         fail::fail_point!("sample-path-disk", |_| true);
-        (xs.held() + ys.held() + next as u64) * entry_bytes::<K, C>() > self.max_memory / 4
+        (xs.held() + ys.held() + next as u64) * entry_bytes::<K, C>() > self.room / 4
     }
 
     /// An error where `states` of tables held in memory pass the memory bound (the deepest
@@ -1793,7 +1815,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// goes to disk past its share, but the deepest nodes stay).
     fn fits(&self, states: u64) -> Result<(), Fault> {
         let bytes = states * entry_bytes::<K, C>();
-        if bytes <= self.max_memory {
+        if bytes <= self.room {
             return Ok(());
         }
         Err(fault!(

@@ -246,6 +246,17 @@ pub struct Sampler {
     note: Option<String>,
     total: Option<BigUint>,
     build_seconds: f64,
+    /// The threads the exact sampler runs on where the memory bound holds fewer than the pool
+    /// has (each holds its own beside the tables); `None`: the pool's.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+/// `f` on `pool`, or on the caller's pool where there is none.
+fn on_pool<T: Send>(pool: Option<&rayon::ThreadPool>, f: impl FnOnce() -> T + Send) -> T {
+    match pool {
+        Some(p) => p.install(f),
+        None => f(),
+    }
 }
 
 impl Sampler {
@@ -335,6 +346,21 @@ impl Sampler {
         if opts.nodes.is_some() {
             meet_only("--nodes keeps the right half's nodes")?;
         }
+        // the exact sampler met in the middle on the threads its bound holds (fewer than the
+        // pool's where each would pass it), its tours the same on any
+        let walk = crate::frontier::layout::Walk::new(board, piece, false);
+        let threads = rayon::current_num_threads();
+        let fit = crate::frontier::sample_threads(&walk, opts.max_memory, threads);
+        let pool = if fit < threads && walk.window() <= crate::frontier::MAX_WINDOW {
+            Some(std::sync::Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(fit)
+                    .build()
+                    .map_err(|e| Error::Invalid(format!("cannot start {fit} threads: {e}")))?,
+            ))
+        } else {
+            None
+        };
         let mut s = Sampler {
             board,
             piece: piece.clone(),
@@ -345,13 +371,22 @@ impl Sampler {
             note: None,
             total: None,
             build_seconds: 0.0,
+            pool: pool.clone(),
         };
         let exact = match opts.method {
             Method::Chain => Err(Fault::Why(String::new())),
-            Method::Exact | Method::Auto | Method::Frontier => exact_engine(board, piece, &req),
+            Method::Exact | Method::Auto | Method::Frontier => {
+                on_pool(pool.as_deref(), || exact_engine(board, piece, &req))
+            }
         };
         match exact {
             Ok((engine, how, total)) => {
+                if pool.is_some() {
+                    s.note = Some(format!(
+                        "a memory bound of {} holds {fit} of the {threads} threads (each holds its own beside the tables): the tours are drawn on {fit}, the same tours",
+                        crate::human::human_bytes(opts.max_memory)
+                    ));
+                }
                 s.engine = engine;
                 s.how = how;
                 s.total = Some(total);
@@ -454,7 +489,8 @@ impl Sampler {
         &self.how
     }
 
-    /// Why `auto` took the chain, if it did.
+    /// Why `auto` took the chain, or why the exact sampler draws on fewer threads than asked
+    /// for, if it does.
     #[must_use]
     pub fn note(&self) -> Option<&str> {
         self.note.as_deref()
@@ -505,6 +541,12 @@ impl Sampler {
     /// The next `n` tours, each verified; in parallel on the current rayon pool, the same for
     /// any number of threads.
     pub fn draw(&mut self, n: usize) -> Result<Vec<Tour>, SampleError> {
+        let pool = self.pool.clone();
+        on_pool(pool.as_deref(), || self.draw_here(n))
+    }
+
+    /// [`Sampler::draw`] on the current pool.
+    fn draw_here(&mut self, n: usize) -> Result<Vec<Tour>, SampleError> {
         let first = self.drawn;
         self.drawn += n as u64;
         let (board, closed, from, seed) =

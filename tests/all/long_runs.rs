@@ -1462,13 +1462,22 @@ fn a_piece_goes_on_from_its_finished_leaves() {
 /// A bound below what a frontier count holds besides its tables is refused before any work,
 /// naming the smallest bound it takes as `--max-memory` writes it; from that bound up, the
 /// count runs to its end with the same total (its tables through disk where they pass half
-/// the bound). The outcome depends on the bound alone, not on the machine or its load.
+/// the bound). The outcome depends on the bound and the threads alone, not on the machine or
+/// its load.
 #[test]
 fn bounds_below_the_floor_are_refused_up_front_and_the_rest_count() {
     for mib in [6, 12, 20, 31] {
         let bound = format!("{mib}M");
         let out = knights()
-            .args(["count", "5x8", "--json", "--max-memory", &bound])
+            .args([
+                "count",
+                "5x8",
+                "--json",
+                "--threads",
+                "1",
+                "--max-memory",
+                &bound,
+            ])
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -1480,10 +1489,30 @@ fn bounds_below_the_floor_are_refused_up_front_and_the_rest_count() {
         );
         assert!(out.stdout.is_empty(), "{bound}: nothing counted");
     }
+    // each thread past the first holds its own beside the tables: 7 MiB more a thread
+    let out = knights()
+        .args(["count", "5x8", "--threads", "3", "--max-memory", "32M"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("on 3 threads")
+            && err.contains("the smallest bound it takes is --max-memory 46M"),
+        "{err}"
+    );
     for mib in [32, 48, 96] {
         let bound = format!("{mib}M");
         let out = knights()
-            .args(["count", "5x8", "--json", "--max-memory", &bound])
+            .args([
+                "count",
+                "5x8",
+                "--json",
+                "--threads",
+                "1",
+                "--max-memory",
+                &bound,
+            ])
             .output()
             .unwrap();
         assert_succeeded(&out);

@@ -532,7 +532,8 @@ fn a_scratch_disk_that_fills_while_a_saved_layer_is_read_back_is_not_a_damaged_c
         .iter()
         .map(|t| t.1)
         .sum();
-    assert!(states > 2_000_000, "{states} states saved");
+    // more than the tables of a 32M bound hold (16 bytes a state: the rest go through disk)
+    assert!(states > 1_000_000, "{states} states saved");
     let mnt = dir.path().join("small");
     fs::create_dir(&mnt).unwrap();
     let mut resume = sweep("32M").to_vec();
@@ -766,18 +767,31 @@ fn sample_options_are_never_overridden_in_silence() {
     };
     let two = tours(&["-j", "2"]);
     assert_eq!(tours(&["-j", "1"]), two);
+    // the nodes above a leaf sent to disk (the fail point `sample-path-disk`): in --scratch,
+    // the same tours, the folder empty after
     let scratch = tempfile::tempdir().unwrap();
-    let low = tours(&[
-        "-j",
-        "2",
-        "--tables",
-        "meet",
-        "--max-memory",
-        "64M",
-        "--scratch",
-        path_str(scratch.path()),
-    ]);
-    assert_eq!(low.lines().count(), 3, "{low}");
+    let args = [
+        "sample", "6x8", "--closed", "-n", "3", "--seed", "4", "--format", "json", "--method",
+        "exact", "--tables", "meet",
+    ];
+    let run = |extra: &[&str], env: Option<&str>| {
+        let mut c = knights();
+        c.args(args).args(extra);
+        if let Some(e) = env {
+            c.env(knights::failpoint::ENV, e);
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run(&[], None);
+    let dir = path_str(scratch.path());
+    let on_disk = run(&["--scratch", dir], Some("sample-path-disk=return"));
+    assert_eq!(on_disk, plain);
     assert_eq!(names(scratch.path()), Vec::<String>::new());
 }
 
@@ -826,10 +840,12 @@ fn a_full_disk_under_the_sampler_is_a_failure_of_the_machine() {
 /// build kill itself).
 #[test]
 fn fail_points_are_the_tests_alone() {
-    assert!(
-        knights::failpoint::COMPILED,
-        "the tests' build has its fail points"
-    );
+    const {
+        assert!(
+            knights::failpoint::COMPILED,
+            "the tests' build has its fail points"
+        )
+    };
     let manifest =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
     let section = |name: &str| -> Vec<String> {
@@ -850,4 +866,96 @@ fn fail_points_are_the_tests_alone() {
         section("[features]").contains(&"failpoints = [\"fail/failpoints\"]".to_string()),
         "{manifest}"
     );
+}
+
+/// Runs `knights ARGS` to its end and returns its exit code, the most memory it was resident
+/// in, in bytes, as `/usr/bin/time` measures it (a process of its own forks it: a child forked
+/// from this test's process would count its pages too), and what it wrote to stderr.
+fn peak_resident(args: &[&str]) -> (i32, u64, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("time");
+    let out = Command::new("/usr/bin/time")
+        .args([
+            "-f",
+            "%M",
+            "-o",
+            path_str(&report),
+            env!("CARGO_BIN_EXE_knights"),
+        ])
+        .args(args)
+        .stdout(Stdio::null())
+        .output()
+        .expect("GNU time at /usr/bin/time (.ci/run installs it)");
+    let kib: u64 = fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .expect("a resident size in KiB");
+    (
+        out.status.code().unwrap_or(-1),
+        kib << 10,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The bound a refusal of `args` with `--max-memory 1M` names as the smallest it takes.
+fn floor_named(args: &[&str]) -> String {
+    let (code, _, err) = peak_resident(&[args, &["--max-memory", "1M"]].concat());
+    assert_eq!(code, 2, "{err}");
+    err.split("the smallest bound it takes is --max-memory ")
+        .nth(1)
+        .and_then(|r| r.split([' ', ',', ';', ')', '\n']).next())
+        .unwrap_or_else(|| panic!("no bound named: {err}"))
+        .to_string()
+}
+
+fn bytes_of(size: &str) -> u64 {
+    let (n, unit) = size.split_at(size.len() - 1);
+    n.parse::<u64>().unwrap() << if unit == "G" { 30 } else { 20 }
+}
+
+/// The memory bound is the whole process's, as a user measures it: a count, and the exact
+/// sampler met in the middle, under the smallest bound their refusal names (on 1, 2 and 4
+/// threads: each thread holds its own beside the tables) stay resident within it. Before,
+/// `count 5x12 --max-memory 32M` on two threads peaked at 35 MiB and `sample 5x12 -n 20
+/// --max-memory 32M` at 45.
+#[test]
+fn counts_and_samples_keep_to_the_bound_their_refusal_names() {
+    for threads in ["1", "2", "4"] {
+        // a window of 12 squares (the floor of windows up to 14) and of 16 (7 wide)
+        for board in [&["5x12"][..], &["7x8", "--closed"]] {
+            let args = [&["count"], board, &["--threads", threads]].concat();
+            let board = board.join(" ");
+            let floor = floor_named(&args);
+            let (code, peak, err) = peak_resident(&[&args[..], &["--max-memory", &floor]].concat());
+            assert_eq!(code, 0, "{board} on {threads} under {floor}: {err}");
+            assert!(
+                peak <= bytes_of(&floor),
+                "{board} on {threads} threads under {floor}: {} KiB resident",
+                peak >> 10
+            );
+        }
+    }
+    // the sampler's floor (for two threads, whatever -j says: which runs are refused does not
+    // depend on it): on four threads it draws on the two the bound holds, and says so
+    let args = [
+        "sample", "5x12", "-n", "20", "--method", "exact", "--tables", "meet",
+    ];
+    let floor = floor_named(&[&args[..], &["-j", "4"]].concat());
+    for threads in ["1", "4"] {
+        let args = [&args[..], &["-j", threads, "--format", "none"]].concat();
+        let (code, peak, err) = peak_resident(&[&args[..], &["--max-memory", &floor]].concat());
+        assert_eq!(code, 0, "sample on {threads} under {floor}: {err}");
+        assert!(
+            peak <= bytes_of(&floor),
+            "sample 5x12 on {threads} threads under {floor}: {} KiB resident",
+            peak >> 10
+        );
+        assert_eq!(
+            err.contains("holds 2 of the 4 threads"),
+            threads == "4",
+            "{threads}: {err}"
+        );
+    }
 }
