@@ -10,7 +10,7 @@
 //! [`SMALL_PAGES_FIRST`]), and the first allocation of at least [`LARGE`] bytes
 //! (a memo table grown for a large board, a sampler's cache) switches them on for the rest of
 //! the run, before that allocation is made; the frontier engine switches them on as it starts
-//! (`knights::engine::set_huge_pages`).
+//! (`knights::memory::set_huge_pages`).
 //!
 //! **A small first arena.** mimalloc reserves its memory in arenas, the first of 1 GiB; making
 //! one writes the header of each of its eighty bitmaps, a fresh page apiece for an arena that
@@ -65,7 +65,7 @@ impl Allocator {
         // Relaxed: the flag only saves repeating a system call that is idempotent
         if size >= LARGE && !HUGE.load(Ordering::Relaxed) {
             HUGE.store(true, Ordering::Relaxed);
-            knights::engine::set_huge_pages(true);
+            knights::memory::set_huge_pages(true);
             let reserve = ARENA_DEFAULT.load(Ordering::Relaxed);
             if let Ok(reserve @ 1..) = c_long::try_from(reserve) {
                 // SAFETY: sets a documented option to the value it had; mimalloc reads it when it
@@ -120,7 +120,7 @@ static SMALL_PAGES_FIRST: extern "C" fn() = small_pages_first;
 
 #[cfg(target_os = "linux")]
 extern "C" fn small_pages_first() {
-    knights::engine::set_huge_pages(false);
+    knights::memory::set_huge_pages(false);
     // SAFETY: reads and sets one of the allocator's documented options; options are plain data
     // that mimalloc reads when it reserves an arena, so this is safe before it has started
     unsafe {
@@ -139,7 +139,7 @@ extern "C" fn small_pages_first() {
 /// gigabytes layer after layer; each time the system hands memory back it zeroes it first,
 /// which cost a sixth of the time of `knights count 7x7` (`results/frontier.md`). The memory
 /// is kept for ten minutes rather than for ever: what is freed is then marked for giving back,
-/// which a count near its `--max-memory` asks for at once (`knights::engine::fits`), so the
+/// which a count near its `--max-memory` asks for at once (`knights::memory::fits`), so the
 /// memory kept never stops a count that the memory it uses would let go on.
 pub(crate) fn keep_freed_memory() {
     // `mi_option_purge_delay` in mimalloc.h (the same number in its versions 2 and 3); the

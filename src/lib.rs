@@ -94,6 +94,7 @@ pub mod count;
 #[cfg(test)]
 mod damage;
 pub mod dfs;
+mod disk;
 pub mod durable;
 pub mod engine;
 pub mod error;
@@ -109,16 +110,18 @@ pub mod hunt;
 pub mod input;
 pub mod limits;
 pub mod list;
+pub mod memory;
 pub mod naive;
 pub mod piece;
 pub mod render;
 pub mod sample;
 pub mod search;
-pub mod store;
+
 pub mod survey;
 pub mod tally;
 pub mod theory;
 pub mod tour;
+mod walk;
 
 pub use bitboard::Bitboard;
 pub use board::{Board, Square};

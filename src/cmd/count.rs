@@ -136,7 +136,7 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
                 progress::group(outcome.units_done as u64),
                 progress::group(outcome.units_mine as u64),
                 outcome.piece_name(),
-                if knights::store::beside(p, ".leaves").exists() {
+                if knights::durable::beside(p, ".leaves").exists() {
                     " (and the file beside it holds the finished leaves of the piece in progress)"
                 } else {
                     ""
@@ -204,7 +204,7 @@ fn disk_failed(job: &Job, e: &knights::durable::DiskError) -> crate::SystemFailu
 /// sentence: `, and 'FILE.layers' its last save, at layer 12 of 40`; nothing where there is
 /// none.
 fn last_save(p: &std::path::Path) -> String {
-    let layers = knights::store::beside(p, ".layers");
+    let layers = knights::durable::beside(p, ".layers");
     match knights::frontier::snapshot::read_header(&layers) {
         Ok(Some(h)) => format!(
             ", and '{}' the last save of the work in progress{}",

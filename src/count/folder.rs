@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 
 use super::checkpoint;
 use super::ledger::{NoteFigures, by_class_basis, log_files};
-use crate::store::CheckpointError;
+use crate::durable::CheckpointError;
 
 /// What a ledger folder holds ([`status`]): the merged pieces and the figures of its records.
 pub struct Status {

@@ -17,8 +17,8 @@ use std::time::Instant;
 use num_bigint::BigUint;
 
 use super::checkpoint::{self, RunId};
+use crate::durable::CheckpointError;
 use crate::engine::{Made, Timed};
-use crate::store::CheckpointError;
 
 /// What a ledger holds of one run ([`read`]).
 pub struct Held {
@@ -229,12 +229,12 @@ impl Meter {
                 "memory_gib",
                 format!(
                     "{:.1}",
-                    crate::engine::total_memory().unwrap_or(0) as f64 / GIB
+                    crate::memory::total_memory().unwrap_or(0) as f64 / GIB
                 ),
             ),
         ];
         n.extend(self.time_notes());
-        if let Some(p) = crate::engine::peak_resident_bytes() {
+        if let Some(p) = crate::memory::peak_resident_bytes() {
             let key = if self.reset {
                 "peak_mib"
             } else {

@@ -11,17 +11,19 @@ pub mod checkpoint;
 pub mod driver;
 pub mod folder;
 pub mod ledger;
+mod left;
 pub mod report;
+mod shards;
 pub mod status;
 
 pub use crate::dfs::{
     Counter, Plan, REACH_SECONDS, Root, Tally, UNIT_TARGET, Unit, check_reach_plan, count_each,
     count_units, estimate_seconds, per_square, tally, weigh,
 };
+pub use crate::durable::CheckpointError;
 pub use crate::engine::{Count, CountSpec, Peak};
 pub use crate::human::human_duration;
 pub use crate::naive::{self, NAIVE_MAX_SQUARES};
-pub use crate::store::CheckpointError;
 pub use checkpoint::{Checkpoint, RunId, Shard};
 
 use crate::board::Board;

@@ -14,12 +14,12 @@ use super::checkpoint::{self, Loaded};
 use super::driver::piece_name;
 use super::report::{Report, json_int};
 use super::{Count, Engine};
+use crate::durable::{CheckpointError, beside};
 use crate::engine::{CountSpec, Recorded, Request, RunError};
 use crate::error::Error;
 use crate::frontier::snapshot::{self, Header};
 use crate::human::{group, group_u64, human_duration, plural};
 use crate::piece::Piece;
-use crate::store::{CheckpointError, beside};
 
 /// A saved stage of a frontier count beside the log.
 #[derive(Clone, Debug)]
@@ -132,7 +132,7 @@ pub fn status(path: &Path) -> Result<Status, RunError> {
         written,
         so_far,
         rate,
-        leftovers: crate::store::dead_temporaries(path),
+        leftovers: crate::durable::dead_temporaries(path),
         by_class,
         left_for_memory,
     })
@@ -607,9 +607,9 @@ mod tests {
     /// byte among the states, which the resume then refused).
     #[test]
     fn damaged_saved_states_are_found_by_status() {
-        use crate::frontier::entry::Shape;
         use crate::frontier::snapshot::{RunName, save};
         use crate::frontier::table::Layer;
+        use crate::walk::entry::Shape;
         let dir = tempfile::tempdir().unwrap();
         let ckpt = dir.path().join("run.ckpt");
         let layers = beside(&ckpt, ".layers");

@@ -15,12 +15,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
-use super::state::{Key, TERM, byte_table, has, need};
-use super::store::{Spill, entries};
+use super::spill::entries;
 use super::table::{Batch, Bound, Builder, Layer, Src, big, big_words};
 use crate::durable::DiskError;
+use crate::walk::state::{Key, TERM, has, need};
+
+use super::index::*;
+pub(crate) use super::index::{Prefixes, RightIndex, SampleJoin};
 
 /// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
 pub(crate) const MAX_BOUNDARY: u32 = 16;
@@ -44,7 +46,7 @@ impl Boundary {
     }
 
     /// The class a right state offers (the same digits as [`Boundary::asks`]).
-    fn offers<K: Key>(&self, k: K) -> u64 {
+    pub(super) fn offers<K: Key>(&self, k: K) -> u64 {
         self.slots
             .iter()
             .rev()
@@ -53,7 +55,7 @@ impl Boundary {
 
     /// Each boundary square's partner along its piece (4 bits each) and the squares whose piece
     /// leads to a terminal.
-    fn links<K: Key>(&self, k: K) -> (u64, u32) {
+    pub(super) fn links<K: Key>(&self, k: K) -> (u64, u32) {
         let mut mates = 0u64;
         let mut term = 0u32;
         let mut first = [u8::MAX; 16];
@@ -100,408 +102,6 @@ pub(crate) fn pair_joins(left: (u64, u32, u32), right: (u64, u32), closed: bool)
     joins_paired(lm, lt, right.0, right.1, ends, ends.count_ones(), closed)
 }
 
-/// A right state ready for joining.
-#[derive(Clone, Copy, Debug)]
-struct Right {
-    mates: u64,
-    term: u32,
-}
-
-/// The group of right states a class and a number of terminal-bound squares make: the join
-/// pairs a left state only with right states whose terminals complete its own to two.
-#[inline]
-fn group(class: u64, terminals: u32) -> u64 {
-    class << 2 | u64::from(terminals.min(3))
-}
-
-/// Bits of a sort key that hold where its state is (its part, then its place there); the group
-/// is above them. The right half's index and the join both sort states by group this way.
-const ROW_BITS: u32 = 36;
-/// Bits of a state's place that number it within its part.
-const PART_ROW_BITS: u32 = 26;
-
-/// The sort key of the state at place `row` of part `part` in group `g`.
-#[inline]
-fn sort_key(g: u64, part: usize, row: usize) -> u64 {
-    assert!(
-        row < 1 << PART_ROW_BITS && part < 1 << (ROW_BITS - PART_ROW_BITS),
-        "a table of {row} states a part is past any memory"
-    );
-    g << ROW_BITS | (part << PART_ROW_BITS | row) as u64
-}
-
-/// The group of a sort key.
-#[inline]
-fn key_group(key: u64) -> u64 {
-    key >> ROW_BITS
-}
-
-/// The part and the place of a sort key's state.
-#[inline]
-fn key_place(key: u64) -> (usize, usize) {
-    let place = (key & ((1 << ROW_BITS) - 1)) as usize;
-    (place >> PART_ROW_BITS, place & ((1 << PART_ROW_BITS) - 1))
-}
-
-/// Where each group's rows run, in rows sorted by group (`group_of(i)`, the group of row `i`).
-fn group_runs(len: usize, group_of: impl Fn(usize) -> u64) -> FxHashMap<u64, (usize, usize)> {
-    let mut runs = FxHashMap::default();
-    let mut start = 0;
-    for i in 1..=len {
-        if i == len || group_of(i) != group_of(start) {
-            runs.insert(group_of(start), (start, i));
-            start = i;
-        }
-    }
-    runs
-}
-
-/// The right half's states grouped by class and terminals (see [`group`]).
-pub(crate) struct RightIndex {
-    classes: FxHashMap<u64, (usize, usize)>,
-    states: Vec<Right>,
-    counts: Vec<u64>,
-    limbs: usize,
-}
-
-impl RightIndex {
-    /// Bytes it holds.
-    pub(crate) fn bytes(&self) -> u64 {
-        (self.states.len() * std::mem::size_of::<Right>()
-            + self.counts.len() * 8
-            + self.classes.len() * 32) as u64
-    }
-
-    /// Indexes the right half's table `right` as the crossing sees it: boundary square `j` is
-    /// in slot `slots.slots[j]` of a right state (its own numbering, the crossing's reversed
-    /// column by column), each state one row.
-    ///
-    /// One pass over the table's parts, in parallel, gives each state its row (group, links,
-    /// terminals, first count word and place), read straight from its slots (no renumbered copy
-    /// of the state); one sort by group makes the groups runs. Counts of more than one word are
-    /// read back from the table by place. (Before the digit tree, rows were made twice, as sort
-    /// keys and then read back from the table at random: 8x8 closed spent 43 of its 267 s so.)
-    pub(crate) fn new<K: Key>(right: Layer<K>, slots: &Boundary) -> RightIndex {
-        let limbs = right.limbs();
-        // every row in one allocation of the table's size, each part filling its own run: a
-        // collect of unknown length held its pieces and their copy at once, with room to
-        // spare (7x8 closed: a right table of 1.4 million states peaked at 204 MiB so, most of
-        // the count's peak)
-        let mut rows = vec![Row::default(); right.len() as usize];
-        let mut runs = Vec::with_capacity(right.part_count());
-        let mut rest = rows.as_mut_slice();
-        for p in 0..right.part_count() {
-            let (run, after) = rest.split_at_mut(right.part_len(p));
-            runs.push(run);
-            rest = after;
-        }
-        runs.into_par_iter().enumerate().for_each(|(p, run)| {
-            let mut filled = 0;
-            for (row, (i, k, c)) in run.iter_mut().zip(right.part_slots(p)) {
-                let (mates, term) = slots.links(k);
-                *row = Row {
-                    group: group(slots.offers(k), term.count_ones()),
-                    mates,
-                    term,
-                    first: c.get(0),
-                    place: (p as u64) << 32 | i as u64,
-                };
-                filled += 1;
-            }
-            assert_eq!(filled, run.len(), "a part holds as many states as it says");
-        });
-        // one-word counts are in the rows: the table is let go before the index is made
-        let right = (limbs > 1).then_some(right);
-        RightIndex::of_rows(rows, limbs, |r| match &right {
-            None => vec![r.first],
-            Some(right) => {
-                let (_, c) = right.at((r.place >> 32) as usize, (r.place & 0xFFFF_FFFF) as usize);
-                c.words().collect()
-            }
-        })
-    }
-
-    /// [`RightIndex::new`] of a table in a file, its rows read from it a chunk at a time (no
-    /// table of it is made: the file's states are distinct, and a table beside the rows was the
-    /// largest moment of 8x8 closed under 256M); Err where the file cannot be read back whole.
-    pub(crate) fn from_file<K: Key>(
-        right: &Spill<K>,
-        slots: &Boundary,
-    ) -> Result<RightIndex, DiskError> {
-        let limbs = right.shape.limbs;
-        let mut rows = Vec::with_capacity(right.len as usize);
-        let mut wide: Vec<u64> = Vec::new();
-        right.chunks(|bytes| {
-            for (k, c) in entries::<K>(bytes, right.shape) {
-                let (mates, term) = slots.links(k);
-                rows.push(Row {
-                    group: group(slots.offers(k), term.count_ones()),
-                    mates,
-                    term,
-                    first: c.get(0),
-                    place: rows.len() as u64,
-                });
-                if limbs > 1 {
-                    wide.extend(c.words());
-                }
-            }
-        })?;
-        Ok(RightIndex::of_rows(rows, limbs, |r| {
-            if limbs == 1 {
-                vec![r.first]
-            } else {
-                let at = r.place as usize * limbs;
-                wide[at..at + limbs].to_vec()
-            }
-        }))
-    }
-
-    /// The index of `rows`, sorted by group here, whose counts of `limbs` words `count` gives.
-    fn of_rows(
-        mut rows: Vec<Row>,
-        limbs: usize,
-        count: impl Fn(&Row) -> Vec<u64> + Sync,
-    ) -> RightIndex {
-        rows.par_sort_unstable_by_key(|r| r.group);
-        let classes = group_runs(rows.len(), |i| rows[i].group);
-        let states = rows
-            .par_iter()
-            .map(|r| Right {
-                mates: r.mates,
-                term: r.term,
-            })
-            .collect();
-        let counts = if limbs == 1 {
-            rows.par_iter().map(|r| r.first).collect()
-        } else {
-            rows.par_iter().flat_map_iter(&count).collect()
-        };
-        RightIndex {
-            classes,
-            states,
-            counts,
-            limbs,
-        }
-    }
-}
-
-/// A leaf's right states grouped as [`RightIndex`] groups them, for the exact sampler: each
-/// row keeps its place in the sampler's table, and the rows of a group are in table order, so
-/// that the states joining a crossing state come in the order the sampler draws among them.
-pub(crate) struct SampleJoin {
-    classes: FxHashMap<u64, (usize, usize)>,
-    states: Vec<Right>,
-    counts: Vec<u64>,
-    places: Vec<u32>,
-    want: u32,
-    closed: bool,
-}
-
-impl SampleJoin {
-    /// The rows of `right` (each a state and its count, as `entry` reads it), boundary square
-    /// `j` in slot `slots.slots[j]`; `None` where a count passes one word (the sampler then
-    /// joins pair by pair).
-    pub(crate) fn new<K: Key, E: Sync>(
-        right: &[E],
-        entry: impl Fn(&E) -> (K, u128) + Sync,
-        slots: &Boundary,
-        closed: bool,
-    ) -> Option<SampleJoin> {
-        let mut rows: Vec<(u64, u32, Right, u64)> = right
-            .par_iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let (k, c) = entry(e);
-                let (mates, term) = slots.links(k);
-                let g = group(slots.offers(k), term.count_ones());
-                Some((g, i as u32, Right { mates, term }, u64::try_from(c).ok()?))
-            })
-            .collect::<Option<_>>()?;
-        rows.par_sort_unstable_by_key(|r| (r.0, r.1));
-        Some(SampleJoin {
-            classes: group_runs(rows.len(), |i| rows[i].0),
-            states: rows.iter().map(|r| r.2).collect(),
-            counts: rows.iter().map(|r| r.3).collect(),
-            places: rows.iter().map(|r| r.1).collect(),
-            want: if closed { 0 } else { 2 },
-            closed,
-        })
-    }
-
-    /// The classes the right states offer (each group's, its terminals left out).
-    pub(crate) fn classes(&self) -> impl Iterator<Item = u64> + '_ {
-        self.classes.keys().map(|g| g >> 2)
-    }
-
-    /// A crossing state as the join reads it: its group's rows, its links and terminals, and
-    /// its ends; `None` where no right state can join it.
-    fn read<K: Key>(&self, b: &Boundary, k: K) -> Option<((usize, usize), u64, u32, u32)> {
-        let (g, lm, lt, ends) = left_side(b, k, self.want)?;
-        Some((*self.classes.get(&g)?, lm, lt, ends))
-    }
-
-    /// For each crossing state of `left` (its state as `key` reads it; boundary square `j` in
-    /// slot `b.slots[j]`), the sum of the counts of the right states that join it into one
-    /// tour: by runs of a group, as the count joins ([`join`]; the sampler's pair by pair walk
-    /// took a fifth of 8x8 closed's draws).
-    pub(crate) fn sums<K: Key, E: Sync>(
-        &self,
-        left: &[E],
-        key: impl Fn(&E) -> K + Sync,
-        b: &Boundary,
-    ) -> Vec<u128> {
-        // each state read once: its group's rows, its place, its links and terminals, and its
-        // ends (the same for the whole group)
-        struct Asking {
-            rows: (usize, usize),
-            place: u32,
-            piece: (u64, u32),
-            ends: u32,
-        }
-        let mut keys: Vec<Asking> = left
-            .par_iter()
-            .enumerate()
-            .filter_map(|(i, e)| {
-                let (rows, lm, lt, ends) = self.read(b, key(e))?;
-                Some(Asking {
-                    rows,
-                    place: i as u32,
-                    piece: (lm, lt),
-                    ends,
-                })
-            })
-            .collect();
-        keys.par_sort_unstable_by_key(|k| (k.rows.0, k.place));
-        let mut runs = Vec::new();
-        let mut at = 0;
-        while at < keys.len() {
-            let mut end = at + 1;
-            while end < keys.len() && keys[end].rows == keys[at].rows {
-                end += 1;
-            }
-            // a long run in pieces, so that the threads share it
-            let mut from = at;
-            while from < end {
-                let to = (from + JOIN_CHUNK).min(end);
-                runs.push(from..to);
-                from = to;
-            }
-            at = end;
-        }
-        let parts: Vec<Vec<(u32, u128)>> = runs
-            .into_par_iter()
-            .map(|run| {
-                let run = &keys[run];
-                let (start, end) = run[0].rows;
-                let pieces: Vec<(u64, u32)> = run.iter().map(|k| k.piece).collect();
-                let acc = run_sums(
-                    &pieces,
-                    run[0].ends,
-                    &self.states[start..end],
-                    &self.counts[start..end],
-                    self.closed,
-                );
-                run.iter().map(|k| k.place).zip(acc).collect()
-            })
-            .collect();
-        let mut out = vec![0u128; left.len()];
-        for (i, s) in parts.into_iter().flatten() {
-            out[i as usize] = s;
-        }
-        out
-    }
-
-    /// The right states that join crossing state `k` into one tour, in table order: each
-    /// one's place in the table and its count.
-    pub(crate) fn joining<K: Key>(&self, b: &Boundary, k: K) -> Vec<(usize, u128)> {
-        let Some((rows, lm, lt, ends)) = self.read(b, k) else {
-            return Vec::new();
-        };
-        let n = ends.count_ones();
-        (rows.0..rows.1)
-            .filter(|&i| {
-                let r = self.states[i];
-                joins_paired(lm, lt, r.mates, r.term, ends, n, self.closed)
-            })
-            .map(|i| (self.places[i] as usize, u128::from(self.counts[i])))
-            .collect()
-    }
-}
-
-/// A right state's row while the index is made.
-#[derive(Clone, Copy, Default)]
-struct Row {
-    group: u64,
-    mates: u64,
-    term: u32,
-    /// The count's first word, and where the state is in its table (part, place).
-    first: u64,
-    place: u64,
-}
-
-/// For each crossing step `i` (boundary squares `0..=i` walked, square `j` in slot `i - j`),
-/// which needs of those squares some class of the right half meets: a crossing state whose
-/// needs are in none cannot be joined. One bit per need pattern, read as a number in base 3
-/// (what square `j` needs is digit `j`), so the test is a few nibble reads and one bit.
-pub(crate) struct Prefixes {
-    bits: Vec<Vec<u64>>,
-    /// Steps at which every need pattern occurs (the test would pass every state: skipped).
-    full: Vec<bool>,
-    /// For step `i`, byte `b` of a state and its value `v`: the digits its two slots add,
-    /// at `digits[i][b * 256 + v]` (eight lookups read a pattern instead of sixteen slots).
-    digits: Vec<Vec<u32>>,
-}
-
-impl Prefixes {
-    /// The prefixes of `index`'s classes over `squares` boundary squares.
-    pub(crate) fn new(index: &RightIndex, squares: usize) -> Prefixes {
-        let mut bits: Vec<Vec<u64>> = (0..squares)
-            .map(|i| vec![0u64; 3usize.pow(i as u32 + 1).div_ceil(64)])
-            .collect();
-        for &key in index.classes.keys() {
-            // the class over squares 0..=j is the class modulo 3^(j+1)
-            let c = key >> 2;
-            let mut pow = 1;
-            for b in &mut bits {
-                pow *= 3;
-                let t = (c % pow) as usize;
-                b[t / 64] |= 1 << (t % 64);
-            }
-        }
-        let full = bits
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (0..3usize.pow(i as u32 + 1)).all(|t| b[t / 64] >> (t % 64) & 1 != 0))
-            .collect();
-        let digits = (0..squares)
-            .map(|i| {
-                byte_table((i + 2) / 2, |s, code, d: &mut u32| {
-                    if s as usize <= i {
-                        *d += need(code) as u32 * 3u32.pow(i as u32 - s);
-                    }
-                })
-            })
-            .collect();
-        Prefixes { bits, full, digits }
-    }
-
-    /// Whether a crossing state `k` after step `i` asks what some class offers.
-    #[inline]
-    pub(crate) fn admits<K: Key>(&self, i: usize, k: K) -> bool {
-        if self.full[i] {
-            return true;
-        }
-        // square j is in slot i - j, digit j
-        let d = &self.digits[i];
-        let t = (0..d.len() / 256).fold(0, |t, b| t + d[b * 256 + k.byte(b)]) as usize;
-        debug_assert_eq!(
-            t,
-            (0..=i as u32).fold(0usize, |t, s| t * 3 + need(k.get(s)) as usize)
-        );
-        self.bits[i][t / 64] >> (t % 64) & 1 != 0
-    }
-}
-
 /// Whether the pieces of a left state (`lm`, `lt`) and a right state (`rm`, `rt`) on the
 /// boundary squares `ends` (those with one edge on each side) make one cycle (closed) or one
 /// path between two terminals (open).
@@ -517,7 +117,15 @@ fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
 /// (A walk of a fixed number of links, checked at its end, has branches easier to predict but
 /// measured slower: most pairs fail a link or two in.)
 #[inline]
-fn joins_paired(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, n: u32, closed: bool) -> bool {
+pub(super) fn joins_paired(
+    lm: u64,
+    lt: u32,
+    rm: u64,
+    rt: u32,
+    ends: u32,
+    n: u32,
+    closed: bool,
+) -> bool {
     if n == 0 {
         return false;
     }
@@ -627,10 +235,10 @@ pub(crate) fn join<K: Key>(
 }
 
 /// States of a table the join sorts at once.
-const JOIN_WHOLE: u64 = 1 << 20;
+pub(super) const JOIN_WHOLE: u64 = 1 << 20;
 
 /// [`join`] of the states of `left`'s partitions `parts`.
-fn join_parts<K: Key>(
+pub(super) fn join_parts<K: Key>(
     left: &Layer<K>,
     parts: std::ops::Range<usize>,
     boundary: &Boundary,
@@ -738,16 +346,16 @@ fn join_parts<K: Key>(
 }
 
 /// Left states of one group joined at once against each right row of the group.
-const TILE: usize = 16;
+pub(super) const TILE: usize = 16;
 
 /// Right rows of a group made ready (their links as bytes) at a time, then read against every
 /// tile of the left states that ask for the group: 64 KiB of bytes and 32 KiB of counts, which
 /// stay in the second-level cache while the tiles pass.
-const BLOCK: usize = 4096;
+pub(super) const BLOCK: usize = 4096;
 
 /// The partner of boundary square `s` in the links `m` (4 bits a square).
 #[inline]
-fn link(m: u64, s: u32) -> u32 {
+pub(super) fn link(m: u64, s: u32) -> u32 {
     ((m >> (4 * s)) & 15) as u32
 }
 
@@ -757,19 +365,19 @@ fn link(m: u64, s: u32) -> u32 {
 /// each side (an odd number of ends) are each linked to a spare square, `spare`, on their
 /// side: the path's two ends then meet there.
 #[derive(Clone, Copy, Debug)]
-struct Cycle {
-    spare: u32,
+pub(super) struct Cycle {
+    pub(super) spare: u32,
     /// The first end, where the walk round the cycle starts.
-    s0: u32,
+    pub(super) s0: u32,
     /// The steps of the walk round a cycle through every end (each step a left link and a
     /// right one): half the ends, the spare square included.
-    half: u32,
+    pub(super) half: u32,
 }
 
 impl Cycle {
     /// The cycle a group of ends `ends` makes, whose left states hold the terminals `term`
     /// (every left state of a group holds as many); `None` where no end joins the sides.
-    fn of(ends: u32, term: u32) -> Option<Cycle> {
+    pub(super) fn of(ends: u32, term: u32) -> Option<Cycle> {
         if ends == 0 {
             return None;
         }
@@ -785,7 +393,7 @@ impl Cycle {
 
     /// The links `mates` of a side whose terminal-bound ends are `term`, linked up.
     #[inline]
-    fn close(self, mates: u64, term: u32) -> u64 {
+    pub(super) fn close(self, mates: u64, term: u32) -> u64 {
         let a = term.trailing_zeros();
         match term.count_ones() {
             0 => mates,
@@ -800,7 +408,7 @@ impl Cycle {
 
 /// The links of 16 squares, 4 bits each, as a byte each.
 #[inline]
-fn bytes(mates: u64) -> [u8; 16] {
+pub(super) fn bytes(mates: u64) -> [u8; 16] {
     let mut b = [0u8; 16];
     for (i, v) in b.iter_mut().enumerate() {
         *v = link(mates, i as u32) as u8;
@@ -884,7 +492,12 @@ mod shuffle {
     /// divisor of `half` does (checked at its largest such divisors), from the walk's step `p1`:
     /// `then(a, b)` is `a` then `b`, `fixed` the bits of the squares a permutation keeps.
     #[inline(always)]
-    fn once<V: Copy>(p1: V, half: u32, then: impl Fn(V, V) -> V, fixed: impl Fn(V) -> u32) -> u32 {
+    pub(super) fn once<V: Copy>(
+        p1: V,
+        half: u32,
+        then: impl Fn(V, V) -> V,
+        fixed: impl Fn(V) -> u32,
+    ) -> u32 {
         let p2 = then(p1, p1);
         match half {
             1 => fixed(p1),
@@ -914,20 +527,20 @@ mod shuffle {
     /// unchanged where it brings a square back.
     #[inline]
     #[target_feature(enable = "ssse3")]
-    fn identity() -> __m128i {
+    pub(super) fn identity() -> __m128i {
         _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
     }
 
     /// Adds `count` to the lanes of `acc` whose bit in `tours` is set.
     #[inline(always)]
-    fn add(acc: &mut [u128; TILE], tours: u32, count: u64) {
+    pub(super) fn add(acc: &mut [u128; TILE], tours: u32, count: u64) {
         for (x, a) in acc.iter_mut().enumerate() {
             *a += u128::from(count & 0u64.wrapping_sub(u64::from(tours >> x & 1)));
         }
     }
 
     #[target_feature(enable = "ssse3")]
-    fn sums_ssse3(
+    pub(super) fn sums_ssse3(
         left: &[[u8; 16]; TILE],
         rights: &[[u8; 16]],
         counts: &[u64],
@@ -954,7 +567,7 @@ mod shuffle {
     }
 
     #[target_feature(enable = "avx2")]
-    fn sums_avx2(
+    pub(super) fn sums_avx2(
         left: &[[u8; 16]; TILE],
         rights: &[[u8; 16]],
         counts: &[u64],
@@ -1010,7 +623,7 @@ mod shuffle {
     }
 
     /// For each four bits, a lane of all ones where each bit is set.
-    const LANES: [[u64; 4]; 16] = {
+    pub(super) const LANES: [[u64; 4]; 16] = {
         let mut t = [[0u64; 4]; 16];
         let mut n = 0;
         while n < 16 {
@@ -1033,7 +646,7 @@ mod shuffle {
 ///
 /// By byte shuffles where the processor has them ([`shuffle`]: 8x9 closed spent 16 s of a
 /// 46 s piece walking pairs square by square, 6 s so), else the walk of [`joins_paired`].
-fn run_sums(
+pub(super) fn run_sums(
     left: &[(u64, u32)],
     ends: u32,
     rights: &[Right],
@@ -1048,7 +661,7 @@ fn run_sums(
 }
 
 /// [`run_sums`] by the walk of each pair square by square.
-fn walked_run(
+pub(super) fn walked_run(
     left: &[(u64, u32)],
     ends: u32,
     rights: &[Right],
@@ -1102,7 +715,7 @@ fn shuffled_run(
 }
 
 /// Crossing states a worker joins at a time.
-const JOIN_CHUNK: usize = 1 << 14;
+pub(super) const JOIN_CHUNK: usize = 1 << 14;
 
 #[cfg(test)]
 pub(crate) mod tests {

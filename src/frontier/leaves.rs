@@ -130,7 +130,7 @@ impl LeafLog {
         for ((j, p), count) in &self.done {
             text.push_str(&self.line(i, *j, *p, count));
         }
-        crate::store::replace_with(path, |f| f.write_all(text.as_bytes()))?;
+        crate::durable::replace_with(path, |f| f.write_all(text.as_bytes()))?;
         let file = std::fs::OpenOptions::new()
             .append(true)
             .open(path)

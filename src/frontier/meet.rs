@@ -52,23 +52,24 @@ use std::time::Instant;
 use num_bigint::BigUint;
 
 use super::join::{self, Boundary, Prefixes, RightIndex};
-use super::layout::{self, Step};
 use super::pieces::{
     TREE_PARAM, above_left, by_class, depth_of_param, order, own_times, piece_classes, sample_first,
 };
-use super::sizes::{
-    COLUMN_MEASURED, COLUMN_TREE_STATES, LEAF_STATES, ONE_PASS_STATES, above_bytes, depth_for,
-    leaf_bytes, leaf_growth, leaf_states, reads, root_on_disk, spill_bytes, true_right,
-};
 use super::snapshot;
-use super::state::{Key, Perm};
-use super::store::Scratch;
 use super::table::{Batch, Layer, Node, Src, Stopped};
 use super::{Cut, Run};
+use crate::disk::scratch::Scratch;
+use crate::durable::TurnLock;
 use crate::engine::{Host, Made, Ran, RunError, Split};
 use crate::error::Error;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
-use crate::store::TurnLock;
+use crate::memory::{give_back, relieve};
+use crate::walk::layout::{self, Step};
+use crate::walk::sizes::{
+    COLUMN_MEASURED, COLUMN_TREE_STATES, LEAF_STATES, ONE_PASS_STATES, above_bytes, depth_for,
+    leaf_bytes, leaf_growth, leaf_states, reads, root_on_disk, spill_bytes, true_right,
+};
+use crate::walk::state::{Key, Perm};
 
 /// The rule that cuts and numbers the pieces: part of a cut's fingerprint (a new rule makes
 /// new pieces, and a checkpoint of another rule is not resumed).
@@ -176,7 +177,7 @@ impl<K: Key> Run<'_, K> {
         // the tree's are of other sizes (8x10 closed was resident in 3.7 GiB here with 184 MiB
         // held, and its line said 7.4 GiB for a peak of 5.7). Not on smaller counts, whose
         // tree reuses it (7x8 closed peaked at 267 MiB with it given back, 240 without)
-        if crate::engine::resident_bytes().is_some_and(|r| r > spill_bytes(self.limits.max_memory))
+        if crate::memory::resident_bytes().is_some_and(|r| r > spill_bytes(self.limits.max_memory))
         {
             give_back();
         }
@@ -786,7 +787,7 @@ impl<K: Key> Run<'_, K> {
         );
         // the pieces' part on what is resident now (the forward walk's freed memory given back,
         // see `meet`), or the forward walk's peak where that was more
-        let pieces = crate::engine::resident_bytes().unwrap_or(0) as f64
+        let pieces = crate::memory::resident_bytes().unwrap_or(0) as f64
             + above
             + leaf_bytes(
                 plan.leaf_states,
@@ -794,7 +795,7 @@ impl<K: Key> Run<'_, K> {
                 entry,
                 leaf_growth(self.column_reads_measured(), self.walk.w),
             );
-        let bytes = pieces.max(crate::engine::peak_resident_bytes().unwrap_or(0) as f64);
+        let bytes = pieces.max(crate::memory::peak_resident_bytes().unwrap_or(0) as f64);
         (reads * rate, (bytes as u64).min(self.limits.max_memory))
     }
 
@@ -1173,20 +1174,4 @@ impl<K: Key> Run<'_, K> {
             Err(e) => Err(e.into()),
         }
     }
-}
-
-/// Where the process holds more than half of `bound`, [`give_back`]: only then, since pages
-/// given back are cleared again when next used (a seventh of 8x8 closed's exact draws, where
-/// the sampler gave back after every node).
-pub(crate) fn relieve(bound: u64) {
-    if bound != u64::MAX && crate::engine::resident_bytes().is_some_and(|r| r > bound / 2) {
-        give_back();
-    }
-}
-
-/// Asks every thread's allocator, and this one's, to give back the memory it keeps freed (at a
-/// point where no table is being filled).
-pub(crate) fn give_back() {
-    rayon::broadcast(|_| crate::engine::give_back_freed_memory());
-    crate::engine::give_back_freed_memory();
 }

@@ -31,7 +31,7 @@
 //! state took, for projecting the pieces' time), `layer` the layer of the stage as progress
 //! shows it, of how many. Then each table's states in the order the header names them,
 //! `key-bytes` bytes of key and `8 * limbs` bytes of count (little-endian) each, in the frames
-//! the store writes its files in (compressed, a third of the bytes; see `store.rs`), a table's
+//! the store writes its files in (compressed, a third of the bytes; see `crate::disk::frames`), a table's
 //! last frame ending with it, and last the CRC32 of the states' bytes (4 bytes,
 //! little-endian). The file is written to a temporary file beside it, synced, and renamed over
 //! the old one, so a checkpoint is always a whole saved layer or the one before; a file whose
@@ -43,14 +43,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use super::entry::{Limbs, Shape};
-use super::state::Key;
-use super::store::{FRAME_HEADER, FrameError, FrameWriter, Scratch, read_frames};
 #[cfg(test)]
 use super::table::Layer;
 use super::table::{Batch, Bound, Builder, EMPTY, Node, Src};
+use crate::disk::frames::{FRAME_HEADER, FrameError, FrameWriter, read_frames};
+use crate::disk::scratch::Scratch;
+use crate::durable::{CheckpointError, replace_with};
 use crate::engine::RunError;
-use crate::store::{CheckpointError, replace_with};
+use crate::walk::entry::{Limbs, Shape};
+use crate::walk::state::Key;
 
 /// The first line, with the format's version.
 const MAGIC: &str = "knights-frontier 3";
@@ -582,7 +583,7 @@ mod tests {
     fn a_saved_layer_reads_back_and_damage_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f.ckpt");
-        let mut t = Layer::<u64>::empty(crate::frontier::entry::Shape { key: 8, limbs: 2 });
+        let mut t = Layer::<u64>::empty(crate::walk::entry::Shape { key: 8, limbs: 2 });
         // (keys whose first byte is not a table's empty mark, as no state's is)
         for k in 0..1000u64 {
             t.insert((k * 7) << 8, &[k, k / 3]);
@@ -660,7 +661,7 @@ mod tests {
 
     fn made(path: &Path) -> (Vec<u8>, Vec<u8>, Tables) {
         let path = path.to_path_buf();
-        let mut t = Layer::<u64>::empty(crate::frontier::entry::Shape { key: 8, limbs: 2 });
+        let mut t = Layer::<u64>::empty(crate::walk::entry::Shape { key: 8, limbs: 2 });
         for k in 0..40u64 {
             t.insert((k * 7 + 1) << 8, &[k * 1_000_003, k / 3]);
         }

@@ -1,6 +1,6 @@
 //! Walking a layer of states through steps: every state expanded in parallel into the next layer,
 //! counts widened when they outgrow their words, the memory bound and the stop flag honoured.
-//! A layer is read from memory or from disk alike (see `store.rs`), and where a scratch folder
+//! A layer is read from memory or from disk alike (see `spill.rs`), and where a scratch folder
 //! is given, a table that passes its share of the bound goes to disk instead of stopping.
 
 use std::sync::Mutex;
@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 
-use super::entry::{Limbs, Shape};
-use super::expand::{ANY, expand, expand_digit};
-use super::layout::Step;
-use super::state::Key;
-use super::store::Scratch;
 use super::table::{Batch, Bound, Builder, Layer, Node, Src, Stopped, big};
 use super::tree;
+use crate::disk::scratch::Scratch;
+use crate::walk::entry::{Limbs, Shape};
+use crate::walk::expand::{ANY, expand, expand_digit};
+use crate::walk::layout::Step;
+use crate::walk::state::Key;
 
 /// What a walk keeps to itself between layers.
 pub(crate) struct Sweep<'a, K: Key> {

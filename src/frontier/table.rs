@@ -11,16 +11,19 @@
 
 use std::marker::PhantomData;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
-use super::entry::{Limbs, Shape};
-use super::state::Key;
-use super::store::{Runs, Scratch, Spill, SpillWriter, entries};
+use super::spill::{Spill, SpillWriter, entries};
+use crate::disk::scratch::Scratch;
 use crate::durable::DiskError;
+use crate::walk::entry::{Limbs, Shape};
+use crate::walk::state::Key;
+
+use super::builder::RUN_WRITE;
+pub(crate) use super::builder::{Batch, Builder, big};
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
 pub(crate) const PARTS: usize = 512;
@@ -30,10 +33,10 @@ pub(crate) const PARTS: usize = 512;
 /// keep a worker's batches (one a partition) in its caches. On two threads 64 partitions
 /// against 512 took 7x8 open from 111.5 to 104.7 s and 8x8 closed from 143 to 138 s, the
 /// memory about the same (`results/frontier.md`).
-const PARTS_PER_THREAD: usize = 32;
+pub(super) const PARTS_PER_THREAD: usize = 32;
 
 /// The partition bits of the largest table for the pool running now.
-fn max_part_bits() -> u32 {
+pub(super) fn max_part_bits() -> u32 {
     (rayon::current_num_threads() * PARTS_PER_THREAD)
         .next_power_of_two()
         .min(PARTS)
@@ -42,20 +45,20 @@ fn max_part_bits() -> u32 {
 
 /// States a partition is sized for when a table picks its number of partitions: small tables
 /// get few partitions (a count of a small board is mostly fixed costs otherwise).
-const STATES_PER_PART: u64 = 4096;
+pub(super) const STATES_PER_PART: u64 = 4096;
 
 /// The partition bits for a table expected to hold `states`.
-fn part_bits(states: u64) -> u32 {
+pub(super) fn part_bits(states: u64) -> u32 {
     (states / STATES_PER_PART)
         .next_power_of_two()
         .trailing_zeros()
         .min(max_part_bits())
 }
 /// Entries a worker gathers for one partition before taking its lock.
-const BATCH: usize = 64;
+pub(super) const BATCH: usize = 64;
 
 /// The smallest partition.
-const MIN_CAP: usize = 16;
+pub(super) const MIN_CAP: usize = 16;
 
 /// One partition: entries of the key's bytes followed by its count's words side by side (one
 /// cache line holds both, so an insert costs one miss), linear probing, at most 4/5 full. Its
@@ -63,11 +66,11 @@ const MIN_CAP: usize = 16;
 /// a table sized for the layer to come is not rounded up to twice that.
 #[derive(Clone, Debug)]
 pub(crate) struct Part<K: Key> {
-    data: Vec<u8>,
+    pub(super) data: Vec<u8>,
     /// Entries it has room for.
-    cap: usize,
-    len: usize,
-    _key: PhantomData<K>,
+    pub(super) cap: usize,
+    pub(super) len: usize,
+    pub(super) _key: PhantomData<K>,
 }
 
 /// The first byte of an empty entry. No key starts with it: slot 0 holds a label only as the
@@ -75,12 +78,12 @@ pub(crate) struct Part<K: Key> {
 pub(crate) const EMPTY: u8 = 0xFF;
 
 /// Entries whose place is fetched ahead of their insert (misses overlap instead of queueing).
-const AHEAD: usize = 16;
+pub(super) const AHEAD: usize = 16;
 
 /// Adds the words of `src` to the little-endian words at `dst`; true when a carry leaves the
 /// top word.
 #[inline]
-fn add_into(dst: &mut [u8], src: &[u64]) -> bool {
+pub(super) fn add_into(dst: &mut [u8], src: &[u64]) -> bool {
     let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
     if let [s] = src {
         let (x, carry) = word(&dst[..8]).overflowing_add(*s);
@@ -100,7 +103,7 @@ fn add_into(dst: &mut [u8], src: &[u64]) -> bool {
 /// Where a key goes among `1 << bits` partitions whose hash bits begin `skip` bits from the
 /// top: its partition and the hash it probes with.
 #[inline]
-fn place<K: Key>(key: K, skip: u32, bits: u32) -> (usize, u64) {
+pub(super) fn place<K: Key>(key: K, skip: u32, bits: u32) -> (usize, u64) {
     let h = key.hash64();
     (bits_of(h, skip, bits), h)
 }
@@ -119,7 +122,7 @@ pub(crate) fn bits_of(h: u64, skip: u32, bits: u32) -> usize {
 
 /// Asks the processor to bring the cache line of `byte` in (a hint: nothing else happens).
 #[inline]
-fn prefetch(byte: &u8) {
+pub(super) fn prefetch(byte: &u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch only hints the cache; it reads nothing and faults on no address (and
     // the address is a live reference). The block is needed on Rust before 1.87 only.
@@ -134,7 +137,7 @@ fn prefetch(byte: &u8) {
 
 impl<K: Key> Part<K> {
     /// Emptied for reuse, if its size suits `cap` entries of `shape`.
-    fn reused(mut self, cap: usize, shape: Shape) -> Option<Part<K>> {
+    pub(super) fn reused(mut self, cap: usize, shape: Shape) -> Option<Part<K>> {
         let want = cap.max(MIN_CAP);
         let fits = self.data.len() == self.cap * shape.stride()
             && self.cap >= want
@@ -146,7 +149,7 @@ impl<K: Key> Part<K> {
         })
     }
 
-    fn with_capacity(cap: usize, shape: Shape) -> Part<K> {
+    pub(super) fn with_capacity(cap: usize, shape: Shape) -> Part<K> {
         let cap = cap.max(MIN_CAP);
         debug_assert!(
             cap <= 1 << 32,
@@ -161,19 +164,19 @@ impl<K: Key> Part<K> {
         }
     }
 
-    fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.data.len() as u64
     }
 
     /// Emptied, keeping its memory.
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.data.fill(EMPTY);
         self.len = 0;
     }
 
     /// Its entries' raw bytes, a run of whole entries at a time (at most about `max` bytes),
     /// into `f` with their number, until `f` fails.
-    fn raw_runs<E>(
+    pub(super) fn raw_runs<E>(
         &self,
         shape: Shape,
         max: usize,
@@ -203,20 +206,20 @@ impl<K: Key> Part<K> {
     /// The entry where a key of hash `h` starts probing: the hash's low 32 bits scaled to the
     /// size (its high bits chose the partition).
     #[inline]
-    fn home(&self, h: u64) -> usize {
+    pub(super) fn home(&self, h: u64) -> usize {
         (((h & 0xFFFF_FFFF) * self.cap as u64) >> 32) as usize
     }
 
     /// Brings in the entry where a key of hash `h` starts probing.
     #[inline]
-    fn prefetch(&self, h: u64, shape: Shape) {
+    pub(super) fn prefetch(&self, h: u64, shape: Shape) {
         prefetch(&self.data[self.home(h) * shape.stride()]);
     }
 
     /// Where `key` (of hash `h`) is, `Ok`, or the empty entry where it would go, `Err`: linear
     /// probing from its home.
     #[inline]
-    fn probe(&self, key: K, h: u64, shape: Shape) -> Result<usize, usize> {
+    pub(super) fn probe(&self, key: K, h: u64, shape: Shape) -> Result<usize, usize> {
         let stride = shape.stride();
         let mut i = self.home(h);
         loop {
@@ -237,7 +240,7 @@ impl<K: Key> Part<K> {
     /// Adds `count` to `key`'s count, inserting it if new; `Err` on a carry out of the top word.
     /// The caller has made room (see [`Part::needs_room`]).
     #[inline]
-    fn add(&mut self, key: K, h: u64, count: &[u64], shape: Shape) -> Result<(), ()> {
+    pub(super) fn add(&mut self, key: K, h: u64, count: &[u64], shape: Shape) -> Result<(), ()> {
         let stride = shape.stride();
         match self.probe(key, h, shape) {
             Ok(i) => {
@@ -259,12 +262,12 @@ impl<K: Key> Part<K> {
     }
 
     /// Whether `extra` more keys would fill it past 4/5.
-    fn needs_room(&self, extra: usize) -> bool {
+    pub(super) fn needs_room(&self, extra: usize) -> bool {
         (self.len + extra) * 5 > self.cap * 4
     }
 
     /// The same entries in a table twice the size.
-    fn grown(&self, shape: Shape) -> Part<K> {
+    pub(super) fn grown(&self, shape: Shape) -> Part<K> {
         let mut p = Part::with_capacity(self.cap * 2, shape);
         let mut buf = vec![0u64; shape.limbs];
         for (k, c) in self.iter(shape) {
@@ -277,12 +280,12 @@ impl<K: Key> Part<K> {
         p
     }
 
-    fn iter(&self, shape: Shape) -> impl Iterator<Item = (K, Limbs<'_>)> + '_ {
+    pub(super) fn iter(&self, shape: Shape) -> impl Iterator<Item = (K, Limbs<'_>)> + '_ {
         self.slots(shape).map(|(_, k, c)| (k, c))
     }
 
     /// The entries with their places.
-    fn slots(&self, shape: Shape) -> impl Iterator<Item = (usize, K, Limbs<'_>)> + '_ {
+    pub(super) fn slots(&self, shape: Shape) -> impl Iterator<Item = (usize, K, Limbs<'_>)> + '_ {
         self.data
             .chunks_exact(shape.stride())
             .enumerate()
@@ -291,7 +294,7 @@ impl<K: Key> Part<K> {
     }
 
     /// The entry at place `i` (one [`Part::slots`] gave).
-    fn at(&self, i: usize, shape: Shape) -> (K, Limbs<'_>) {
+    pub(super) fn at(&self, i: usize, shape: Shape) -> (K, Limbs<'_>) {
         let stride = shape.stride();
         let e = &self.data[i * stride..(i + 1) * stride];
         debug_assert_ne!(e[0], EMPTY);
@@ -299,7 +302,7 @@ impl<K: Key> Part<K> {
     }
 
     #[cfg(test)]
-    fn get(&self, key: K, h: u64, shape: Shape) -> Option<Limbs<'_>> {
+    pub(super) fn get(&self, key: K, h: u64, shape: Shape) -> Option<Limbs<'_>> {
         let stride = shape.stride();
         let i = self.probe(key, h, shape).ok()?;
         Some(Limbs::of(
@@ -311,11 +314,11 @@ impl<K: Key> Part<K> {
 /// A finished layer: read-only, iterated by partition, looked up by key.
 #[derive(Clone, Debug)]
 pub(crate) struct Layer<K: Key> {
-    parts: Vec<Part<K>>,
-    bits: u32,
+    pub(super) parts: Vec<Part<K>>,
+    pub(super) bits: u32,
     /// Hash bits above the partitions' (see [`bits_of`]).
-    skip: u32,
-    shape: Shape,
+    pub(super) skip: u32,
+    pub(super) shape: Shape,
 }
 
 impl<K: Key> Layer<K> {
@@ -626,474 +629,6 @@ impl Bound {
     /// No bound.
     #[cfg(test)]
     pub(crate) const NONE: Bound = Bound::new(u64::MAX);
-}
-
-/// A layer being filled by many threads.
-pub(crate) struct Builder<K: Key> {
-    parts: Vec<Mutex<Part<K>>>,
-    bits: u32,
-    /// Hash bits above the partitions' (see [`bits_of`]).
-    skip: u32,
-    shape: Shape,
-    bytes: AtomicU64,
-    /// Bytes held besides this table (the layer being read).
-    other: u64,
-    bound: Bound,
-    overflow: AtomicBool,
-    memory: AtomicBool,
-    /// The resident size an allocation refused for the bound would have brought the process to.
-    needed: AtomicU64,
-    /// Where partitions that fill their share of the bound go, for a table that goes to disk
-    /// rather than stop (see `store.rs`): each partition's runs, under its own lock's turn.
-    spill: Option<Spilling>,
-}
-
-/// A table's way to disk: the folder, and each partition's file of runs.
-struct Spilling {
-    scratch: Scratch,
-    runs: Vec<Mutex<Option<Runs>>>,
-    /// A file could not be written: the workers stop, and the layer fails.
-    failed: AtomicBool,
-    /// Why, the first failure.
-    error: Mutex<Option<DiskError>>,
-}
-
-impl Spilling {
-    /// Keeps `e` as the reason the layer fails, where it is the first.
-    fn fail(&self, e: DiskError) {
-        let mut first = self
-            .error
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        first.get_or_insert(e);
-        self.failed.store(true, Ordering::Relaxed);
-    }
-}
-
-/// The smallest partition the process's resident size sends to disk (smaller ones grow: a
-/// bound the process's own memory nearly fills would otherwise write runs of a few states).
-const RESIDENT_SPILL: u64 = 256 << 10;
-
-/// The smallest partition that goes to disk (or a 64th of the table's share, where that is
-/// less): a smaller one grows past the share instead (a run of a few states costs a file's
-/// opening, writing and closing).
-const MIN_RUN: u64 = 16 << 10;
-
-/// Bytes of entries written to a partition's runs at a time.
-const RUN_WRITE: usize = 256 << 10;
-
-impl<K: Key> Builder<K> {
-    /// An empty table of entries of `shape` expecting about `expect` states, in the memory of
-    /// `spare` where its partitions suit.
-    pub(crate) fn new(
-        expect: u64,
-        shape: Shape,
-        other: u64,
-        bound: Bound,
-        spare: Option<Layer<K>>,
-    ) -> Builder<K> {
-        Builder::make(expect, shape, other, bound, spare, None, 0)
-    }
-
-    /// [`Builder::new`] for a table that, past its share of the bound (`bound.tables` less
-    /// `other`), writes its partitions to files in `scratch` and goes on in the memory they
-    /// held, instead of failing: it never stops for memory, and whether it goes to disk
-    /// depends on the states and the bound (the process's resident size, read only for large
-    /// partitions, moves where). [`Builder::finish_node`] gives the layer.
-    pub(crate) fn spilling(
-        expect: u64,
-        shape: Shape,
-        other: u64,
-        bound: Bound,
-        spare: Option<Layer<K>>,
-        scratch: Scratch,
-    ) -> Builder<K> {
-        Builder::make(expect, shape, other, bound, spare, Some(scratch), 0)
-    }
-
-    fn make(
-        expect: u64,
-        shape: Shape,
-        other: u64,
-        bound: Bound,
-        spare: Option<Layer<K>>,
-        scratch: Option<Scratch>,
-        skip: u32,
-    ) -> Builder<K> {
-        // partitions for a layer a few times larger (layers grow step by step), each sized for
-        // its share of `expect` at 7/10 full (it grows past 4/5)
-        let bits = part_bits(expect * 4);
-        let mut per = (expect as usize >> bits) * 10 / 7 + MIN_CAP;
-        // where the table would pass the process's bound, it starts small and each partition's
-        // growth is checked as states come. The spare layer's memory is not counted as room: a
-        // part too small to reuse stays with the allocator, resident, while a fresh one is made
-        let planned = (per << bits) as u64 * shape.stride() as u64;
-        let room = bound.tables.saturating_sub(other);
-        let fits = match scratch {
-            // a table that goes to disk counts its own bytes only
-            Some(_) => planned <= room,
-            None => crate::engine::fits(bound.process, planned),
-        };
-        if !fits {
-            per = match scratch {
-                // a half of its share to start with: the rest to grow in
-                Some(_) => ((room / 2 / shape.stride() as u64) as usize >> bits).max(MIN_CAP),
-                None => MIN_CAP,
-            };
-        }
-        // the partitions are filled with the empty mark (and their pages touched) by all the
-        // threads, not by one while the others wait (this, with one task a chunk in the steps,
-        // kept 1.90 of two cores busy on 7x8 open instead of 1.87: `results/frontier.md`)
-        let mut olds: Vec<Option<Part<K>>> = spare
-            .map(|l| l.parts.into_iter().map(Some).collect())
-            .unwrap_or_default();
-        olds.truncate(1 << bits);
-        olds.resize_with(1 << bits, || None);
-        let parts: Vec<Mutex<Part<K>>> = olds
-            .into_par_iter()
-            .map(|old| {
-                Mutex::new(
-                    old.and_then(|p| p.reused(per, shape))
-                        .unwrap_or_else(|| Part::with_capacity(per, shape)),
-                )
-            })
-            .collect();
-        let bytes = parts.iter().map(|p| p.lock().expect("new").bytes()).sum();
-        let spill = scratch.map(|scratch| Spilling {
-            scratch,
-            runs: (0..parts.len()).map(|_| Mutex::new(None)).collect(),
-            failed: AtomicBool::new(false),
-            error: Mutex::new(None),
-        });
-        Builder {
-            parts,
-            bits,
-            skip,
-            shape,
-            bytes: AtomicU64::new(bytes),
-            other,
-            bound,
-            overflow: AtomicBool::new(false),
-            memory: AtomicBool::new(spill.is_none() && bytes + other > bound.tables),
-            needed: AtomicU64::new(0),
-            spill,
-        }
-    }
-
-    /// Bytes of this table and the one being read.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.bytes.load(Ordering::Relaxed) + self.other
-    }
-
-    /// Whether filling has failed (overflow, memory or disk): workers stop early.
-    pub(crate) fn failed(&self) -> bool {
-        self.overflow.load(Ordering::Relaxed)
-            || self.memory.load(Ordering::Relaxed)
-            || self
-                .spill
-                .as_ref()
-                .is_some_and(|s| s.failed.load(Ordering::Relaxed))
-    }
-
-    /// Whether some partition went to disk.
-    pub(crate) fn spilled(&self) -> bool {
-        self.spill.as_ref().is_some_and(|s| {
-            s.runs
-                .iter()
-                .any(|r| r.lock().expect("no panic holding it").is_some())
-        })
-    }
-
-    /// Writes partition `p` (held) to its runs and empties it; false where the file failed.
-    fn spill_part(&self, p: usize, part: &mut Part<K>) -> bool {
-        let Some(sp) = &self.spill else {
-            return false;
-        };
-        let mut held = sp.runs[p].lock().expect("no panic holding it");
-        if held.is_none() {
-            match Runs::new(&sp.scratch, self.shape.stride()) {
-                Ok(r) => *held = Some(r),
-                Err(e) => {
-                    sp.fail(e);
-                    return false;
-                }
-            }
-        }
-        let runs = held.as_mut().expect("made above");
-        if let Err(e) = part.raw_runs(self.shape, RUN_WRITE, |bytes, _| runs.append(bytes)) {
-            sp.fail(e);
-            return false;
-        }
-        part.clear();
-        true
-    }
-
-    /// Adds a batch of entries to partition `p`.
-    fn flush(&self, p: usize, keys: &[K], counts: &[u64]) {
-        if keys.is_empty() || self.failed() {
-            return;
-        }
-        let shape = self.shape;
-        let limbs = shape.limbs;
-        let mut part = self.parts[p]
-            .lock()
-            .expect("no worker panics holding a lock");
-        while part.needs_room(keys.len()) {
-            // the grown partition is allocated while the old one is still held: checked first
-            let size = part.bytes() * 2;
-            if self.spill.is_some() {
-                // past the table's share, a partition with states goes to disk and is filled
-                // again in its own memory (an empty one grows: a batch larger than it). The
-                // process's resident size (the allocator's slack, what the count holds beside
-                // its tables) sends a partition of some size to disk too: where a table goes
-                // then depends on the moment, but never the count or whether it ends
-                let now = self.bytes.load(Ordering::Relaxed) + self.other;
-                let over = now + size / 2 > self.bound.tables
-                    || (part.bytes() >= RESIDENT_SPILL
-                        && !crate::engine::fits(self.bound.process, size));
-                let least = MIN_RUN.min(self.bound.tables / 64);
-                if part.len > 0 && part.bytes() >= least && over {
-                    if !self.spill_part(p, &mut part) {
-                        return;
-                    }
-                    continue;
-                }
-            } else if !crate::engine::fits(self.bound.process, size) {
-                let at = crate::engine::needed(self.bound.process, size);
-                // Relaxed: figures for the report; the flag only asks workers to stop
-                self.needed.fetch_max(at, Ordering::Relaxed);
-                self.memory.store(true, Ordering::Relaxed);
-                return;
-            }
-            let grown = part.grown(shape);
-            let delta = grown.bytes() - part.bytes();
-            // Relaxed: a byte count for the bound and the report; the lock orders the table
-            let now = self.bytes.fetch_add(delta, Ordering::Relaxed) + delta;
-            if self.spill.is_none() && now + self.other > self.bound.tables {
-                self.memory.store(true, Ordering::Relaxed);
-                return;
-            }
-            *part = grown;
-        }
-        // each key's hash once, for its fetch ahead and its insert
-        let mut hashes = [0u64; BATCH];
-        for (keys, counts) in keys.chunks(BATCH).zip(counts.chunks(BATCH * limbs)) {
-            for (h, k) in hashes.iter_mut().zip(keys) {
-                *h = k.hash64();
-            }
-            let hashes = &hashes[..keys.len()];
-            for &h in &hashes[..keys.len().min(AHEAD)] {
-                part.prefetch(h, shape);
-            }
-            for (i, &k) in keys.iter().enumerate() {
-                if let Some(&ahead) = hashes.get(i + AHEAD) {
-                    part.prefetch(ahead, shape);
-                }
-                if part
-                    .add(k, hashes[i], &counts[i * limbs..(i + 1) * limbs], shape)
-                    .is_err()
-                {
-                    self.overflow.store(true, Ordering::Relaxed);
-                    return;
-                }
-            }
-        }
-    }
-
-    /// The finished layer, or why it failed.
-    pub(crate) fn finish(self) -> Result<Layer<K>, Stopped> {
-        match self.finish_node()? {
-            Node::Mem(l) => Ok(l),
-            Node::Disk(_) => unreachable!("finish is asked of tables that never go to disk"),
-        }
-    }
-
-    /// The finished layer, in memory or, where partitions went to disk, in a file: the
-    /// partitions kept in memory are written as they are, each partition that went to disk has
-    /// its runs combined (in memory, a part of its states at a time where they are many) and
-    /// written after them. Or why it failed.
-    pub(crate) fn finish_node(self) -> Result<Node<K>, Stopped> {
-        if self.overflow.load(Ordering::Relaxed) {
-            return Err(Stopped::Overflow);
-        }
-        if self.memory.load(Ordering::Relaxed) {
-            let needed = self.needed.load(Ordering::Relaxed);
-            return Err(Stopped::Memory(self.bytes().max(needed)));
-        }
-        let spilled = self.spilled();
-        let Builder {
-            parts,
-            bits,
-            skip,
-            shape,
-            other,
-            bound,
-            spill,
-            ..
-        } = self;
-        let parts = parts
-            .into_iter()
-            .map(|m| m.into_inner().expect("no worker panicked"));
-        let (true, Some(sp)) = (spilled, spill) else {
-            return Ok(Node::Mem(Layer {
-                parts: parts.collect(),
-                bits,
-                skip,
-                shape,
-            }));
-        };
-        if let Some(e) = sp
-            .error
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
-            return Err(Stopped::Disk(e));
-        }
-        let disk = Stopped::Disk;
-        let mut out = SpillWriter::<K>::new(&sp.scratch, shape).map_err(disk)?;
-        let mut runs: Vec<Runs> = Vec::new();
-        for (part, r) in parts.zip(sp.runs) {
-            match r.into_inner().expect("no worker panicked") {
-                // a partition all in memory is whole: written as it is
-                None => part
-                    .raw_runs(shape, RUN_WRITE, |bytes, n| out.push(bytes, n))
-                    .map_err(disk)?,
-                Some(mut r) => {
-                    part.raw_runs(shape, RUN_WRITE, |bytes, _| r.append(bytes))
-                        .map_err(disk)?;
-                    runs.push(r);
-                }
-            }
-            // (the partition's memory goes back here)
-        }
-        let room = bound.tables.saturating_sub(other).max(1 << 20);
-        for r in runs {
-            combine::<K>(&r, shape, skip + bits, room, &mut out, 0, 0)?;
-        }
-        let spill = out.finish().map_err(disk)?;
-        Ok(Node::Disk(std::sync::Arc::new(spill)))
-    }
-}
-
-/// Adds up the runs of a partition whose states share their top `skip` hash bits, those whose
-/// next `k` bits are `s` at a time, in a table of at most `room` bytes, and appends the sums to
-/// `out`; a table that would pass `room` is made again as two, one bit more each.
-fn combine<K: Key>(
-    runs: &Runs,
-    shape: Shape,
-    skip: u32,
-    room: u64,
-    out: &mut SpillWriter<K>,
-    k: u32,
-    s: usize,
-) -> Result<(), Stopped> {
-    let stride = shape.stride();
-    let raw = runs.raw_bytes() / stride as u64;
-    // the states are at most the entries of the runs (fewer where a state is in many)
-    let expect = (raw >> k).min(room / 2 / stride as u64);
-    let builder = Builder::make(
-        expect,
-        shape,
-        0,
-        Bound {
-            tables: room,
-            process: u64::MAX,
-        },
-        None,
-        None,
-        skip + k,
-    );
-    let read = runs.chunks(|bytes| {
-        let per = (bytes.len() / stride / (rayon::current_num_threads() * 4)).max(1);
-        bytes.par_chunks(per * stride).for_each(|part| {
-            let mut batch = Batch::new(&builder);
-            for (key, count) in entries::<K>(part, shape) {
-                if bits_of(key.hash64(), skip, k) == s {
-                    batch.push(key, count);
-                }
-            }
-        });
-    });
-    read.map_err(Stopped::Disk)?;
-    match builder.finish_node() {
-        Ok(Node::Mem(layer)) => {
-            for part in &layer.parts {
-                part.raw_runs(shape, RUN_WRITE, |bytes, n| out.push(bytes, n))
-                    .map_err(Stopped::Disk)?;
-            }
-            Ok(())
-        }
-        Ok(Node::Disk(_)) => unreachable!("a combining table never goes to disk"),
-        // the sums of a run may pass their words: the layer is made again wider
-        Err(Stopped::Overflow) => Err(Stopped::Overflow),
-        Err(Stopped::Memory(_)) if k < 24 => {
-            combine(runs, shape, skip, room, out, k + 1, 2 * s)?;
-            combine(runs, shape, skip, room, out, k + 1, 2 * s + 1)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// One worker's entries waiting for their partitions' locks; flushed when dropped.
-pub(crate) struct Batch<'b, K: Key> {
-    builder: &'b Builder<K>,
-    keys: Vec<Vec<K>>,
-    counts: Vec<Vec<u64>>,
-}
-
-impl<'b, K: Key> Batch<'b, K> {
-    pub(crate) fn new(builder: &'b Builder<K>) -> Batch<'b, K> {
-        let n = builder.parts.len();
-        let limbs = builder.shape.limbs;
-        // each partition's room for a whole batch at once, not grown as it fills
-        Batch {
-            builder,
-            keys: (0..n).map(|_| Vec::with_capacity(BATCH)).collect(),
-            counts: (0..n).map(|_| Vec::with_capacity(BATCH * limbs)).collect(),
-        }
-    }
-
-    /// Queues `count` for `key`.
-    #[inline]
-    pub(crate) fn push(&mut self, key: K, count: Limbs<'_>) {
-        self.queue(key, |counts| match count.single() {
-            Some(c) => counts.push(c),
-            None => counts.extend(count.words()),
-        });
-    }
-
-    /// Queues the count of words `words` for `key`.
-    #[inline]
-    pub(crate) fn push_words(&mut self, key: K, words: &[u64]) {
-        self.queue(key, |counts| counts.extend_from_slice(words));
-    }
-
-    /// Queues `key` in its partition's batch, `add` its count's words, and flushes the batch
-    /// once it is full.
-    #[inline]
-    fn queue(&mut self, key: K, add: impl FnOnce(&mut Vec<u64>)) {
-        let (p, _) = place(key, self.builder.skip, self.builder.bits);
-        self.keys[p].push(key);
-        add(&mut self.counts[p]);
-        if self.keys[p].len() >= BATCH {
-            self.builder.flush(p, &self.keys[p], &self.counts[p]);
-            self.keys[p].clear();
-            self.counts[p].clear();
-        }
-    }
-}
-
-impl<K: Key> Drop for Batch<'_, K> {
-    fn drop(&mut self) {
-        for p in 0..self.keys.len() {
-            self.builder.flush(p, &self.keys[p], &self.counts[p]);
-        }
-    }
-}
-
-/// A number from its little-endian bytes (a table's count).
-pub(crate) fn big(bytes: &[u8]) -> BigUint {
-    BigUint::from_bytes_le(bytes)
 }
 
 /// A number from little-endian 64-bit words.

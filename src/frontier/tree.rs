@@ -18,11 +18,11 @@
 //! once (see `meet.rs`).
 
 use super::Run;
-use super::layout::Step;
-use super::state::{Key, has};
 use super::table::{Batch, Builder, Node, Src, Stopped};
 use crate::engine::RunError;
 use crate::error::Error;
+use crate::walk::layout::Step;
+use crate::walk::state::{Key, has};
 
 /// The digit a square's code gives: the edges it has (an end of the path has one).
 #[inline]

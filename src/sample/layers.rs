@@ -16,10 +16,10 @@ use rayon::prelude::*;
 
 use crate::board::Board;
 use crate::count::report::human_bytes;
-use crate::frontier::expand::{Choice, expand_choices};
-use crate::frontier::layout::{self, Rules, Step, Walk};
-use crate::frontier::state::Key;
 use crate::piece::Piece;
+use crate::walk::expand::{Choice, expand_choices};
+use crate::walk::layout::{self, Rules, Step, Walk};
+use crate::walk::state::Key;
 
 use super::Request;
 

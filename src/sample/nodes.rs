@@ -8,14 +8,16 @@
 //! right tree of 8x8 closed is 1,454 nodes, 519 million states, 8.2 GiB here.
 //!
 //! A node is one file, `y-FINGERPRINT-DIGITS.node`: a header (what it is, of which count, how
-//! many states, the check), then its states in the table's own order, each its key's bytes
-//! and its count's words (one where every count of the node fits a word), little-endian. The
+//! many states, the bytes of its frames, the checks), then its states in the table's own
+//! order, each its key's bytes and its count's words (one where every count of the node fits a
+//! word), little-endian, in frames (`crate::disk::frames`, as every file of tables). The
 //! fingerprint names the count (board, piece, kind, cut, rules), so that one folder holds the
-//! nodes of several; the check (CRC-32 of the header's fields and the states) makes a damaged
-//! file, or one cut short, read as missing: it is made again and written over. Files are
-//! written beside their place and renamed, so that a run stopped part-way leaves no half file
-//! (each run its own, `.knights-part.ID.NAME` by its run identity; those of runs killed while
-//! they wrote are removed, once their lock is free: see `crate::durable`).
+//! nodes of several; the checks (CRC-32 of the header's fields, and of the states' bytes) make a
+//! damaged file, or one cut short, read as missing: it is made again and written over. A node
+//! of the format before frames (`KNNODE01`) reads as missing too, said once. Files are written
+//! by the one atomic replace (`crate::durable::replace_with`), so that a run stopped part-way
+//! leaves no half file (its temporaries are named by its run identity; those of runs killed
+//! while they wrote are removed, once their lock is free: see `crate::durable`).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -24,22 +26,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use crate::count::report::human_bytes;
-use crate::frontier::state::Key;
+use crate::walk::state::Key;
 
 use super::entry::{Count, Entry};
 
 /// The first bytes of a node file.
-const MAGIC: &[u8; 8] = b"KNNODE01";
+const MAGIC: &[u8; 8] = b"KNNODE02";
 
-/// Bytes of the header: the magic, the fingerprint, the check, the depth, the key's bytes, the
-/// count's words, the digits and the states.
-const HEADER: usize = 8 + 4 + 4 + 4 + 8 + 8;
+/// The first bytes of a node file of the format before frames (states as they are).
+const MAGIC_BEFORE_FRAMES: &[u8; 8] = b"KNNODE01";
 
-/// The kind of a node file being written, in its name (`.knights-part.ID.NAME`).
-const PART: &str = "part";
+/// Bytes of the header: the magic, the fingerprint, the header's check, the depth, the key's
+/// bytes, the count's words, the digits, the states, the bytes of the frames, the states'
+/// check, and four bytes kept zero.
+const HEADER: usize = 8 + 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4;
 
-/// Bytes of a node file read at a time.
-const READ_PART: usize = 1 << 20;
+/// What a node file is called in messages.
+const NODE_FILE: &str = "a node of the exact sampler's digit tree";
 
 /// Free space a node is not written into (the rest of the machine needs some).
 const RESERVE: u64 = 1 << 30;
@@ -54,6 +57,8 @@ pub(crate) struct NodeStore {
     writing: AtomicBool,
     /// Why writing stopped, said once.
     tell: Option<fn(&str)>,
+    /// Whether a node of the format before frames was found (said once).
+    told_before_frames: AtomicBool,
     /// The folder claimed for this run while it writes there.
     _claim: crate::durable::Claim,
 }
@@ -68,6 +73,9 @@ struct Header {
     limbs: u8,
     digits: u64,
     states: u64,
+    /// Bytes of its frames, and the CRC-32 of its states' bytes.
+    frames: u64,
+    states_check: u32,
 }
 
 impl Header {
@@ -81,6 +89,8 @@ impl Header {
         b[18] = self.limbs;
         b[20..28].copy_from_slice(&self.digits.to_le_bytes());
         b[28..36].copy_from_slice(&self.states.to_le_bytes());
+        b[36..44].copy_from_slice(&self.frames.to_le_bytes());
+        b[44..48].copy_from_slice(&self.states_check.to_le_bytes());
         b
     }
 
@@ -102,24 +112,17 @@ impl Header {
             limbs: b[18],
             digits: word(20..28)?,
             states: word(28..36)?,
+            frames: word(36..44)?,
+            states_check: half(44..48)?,
         })
+        .filter(|h| h.check == h.check() && b[19] == 0 && b[48..HEADER] == [0; 4])
     }
 
-    /// The check of the header's fields (the check itself left out), to go on with the
-    /// states' bytes.
-    fn checking(&self) -> crc32fast::Hasher {
-        let mut h = crc32fast::Hasher::new();
+    /// The check of the header's fields (the check itself left out).
+    fn check(&self) -> u32 {
         let mut b = self.bytes();
         b[12..16].fill(0);
-        h.update(&b);
-        h
-    }
-
-    /// The check of the header's fields and the states' bytes.
-    fn check(&self, states: &[u8]) -> u32 {
-        let mut h = self.checking();
-        h.update(states);
-        h.finalize()
+        crc32fast::hash(&b)
     }
 }
 
@@ -152,6 +155,7 @@ impl NodeStore {
             key_bytes,
             writing: AtomicBool::new(true),
             tell,
+            told_before_frames: AtomicBool::new(false),
             _claim: claim,
         })
     }
@@ -173,6 +177,15 @@ impl NodeStore {
         let mut f = std::fs::File::open(self.path(digits)).ok()?;
         let mut b = [0u8; HEADER];
         f.read_exact(&mut b).ok()?;
+        if &b[..8] == MAGIC_BEFORE_FRAMES && !self.told_before_frames.swap(true, Ordering::Relaxed)
+        {
+            if let Some(tell) = self.tell {
+                tell(&format!(
+                    "the nodes folder '{}' holds nodes of the format before frames (KNNODE01, builds before the frames of every table file): they are made again and written in today's",
+                    self.dir.display()
+                ));
+            }
+        }
         let h = Header::parse(&b)?;
         let len = f.metadata().ok()?.len();
         (h.fingerprint == self.fingerprint
@@ -189,11 +202,9 @@ impl NodeStore {
         self.open_node(digits).map(|(_, _, len)| len)
     }
 
-    /// The length of a file with header `h` (`None`: past any file, a damaged count of states).
+    /// The length of a file with header `h` (`None`: past any file).
     fn length(&self, h: &Header) -> Option<u64> {
-        h.states
-            .checked_mul(self.entry(h.limbs) as u64)?
-            .checked_add(HEADER as u64)
+        h.frames.checked_add(HEADER as u64)
     }
 
     fn entry(&self, limbs: u8) -> usize {
@@ -201,19 +212,17 @@ impl NodeStore {
     }
 
     /// Node `digits` in its table's order, or `None` where it has no file or its file fails
-    /// its check (it is made again then, and written over). Read a part at a time into one
-    /// small buffer and decoded from it (a buffer of the whole file, fresh pages each node,
-    /// cost 8x8 closed's batches a tenth of their time in the system clearing them).
+    /// its checks (it is made again then, and written over). Its frames are read a chunk at a
+    /// time and decoded on every thread.
     /// A node with counts of two words reads as `None` into counts of one (made again, the
     /// run finds a count past the word).
     pub(crate) fn read<K: Key, C: Count>(&self, digits: &[u8]) -> Option<Vec<Entry<K, C>>> {
-        let (mut f, h, _) = self.open_node(digits)?;
+        let (f, h, _) = self.open_node(digits)?;
         if usize::from(h.limbs) * 8 > C::BYTES {
             return None;
         }
         let e = self.entry(h.limbs);
         let states = usize::try_from(h.states).ok()?;
-        let mut crc = h.checking();
         let kb = self.key_bytes;
         let wide = h.limbs == 2;
         let decode = |b: &[u8]| {
@@ -227,16 +236,24 @@ impl NodeStore {
                 C::new(c).expect("a count of the node's words"),
             )
         };
-        let mut out: Vec<Entry<K, C>> = Vec::with_capacity(states);
-        let mut part = vec![0u8; READ_PART / e * e];
-        while out.len() < states {
-            let n = (states - out.len()).min(part.len() / e);
-            let bytes = &mut part[..n * e];
-            f.read_exact(bytes).ok()?;
-            crc.update(bytes);
-            out.par_extend(bytes.par_chunks_exact(e).map(decode));
+        let mut out: Vec<Entry<K, C>> = Vec::with_capacity(states.min(1 << 24));
+        let path = self.path(digits);
+        let mut over = false;
+        crate::disk::frames::Region {
+            file: &f,
+            path: &path,
+            what: NODE_FILE,
+            offset: HEADER as u64,
+            bytes: h.frames,
         }
-        (crc.finalize() == h.check).then_some(out)
+        .read_checked(e, h.states_check, |bytes| {
+            over |= out.len() + bytes.len() / e > states;
+            if !over {
+                out.par_extend(bytes.par_chunks_exact(e).map(decode));
+            }
+        })
+        .ok()?;
+        (!over && out.len() == states).then_some(out)
     }
 
     /// Writes node `digits` (where writing has not stopped): beside its place, then renamed.
@@ -254,9 +271,8 @@ impl NodeStore {
         };
         let e = self.entry(limbs);
         let kb = self.key_bytes;
-        let mut bytes = vec![0u8; HEADER + table.len() * e];
-        bytes[HEADER..]
-            .par_chunks_exact_mut(e)
+        let mut raw = vec![0u8; table.len() * e];
+        raw.par_chunks_exact_mut(e)
             .zip(table.par_iter())
             .for_each(|(out, e)| {
                 let (k, c) = (e.key(), e.count());
@@ -268,6 +284,13 @@ impl NodeStore {
                     out[kb + 8..kb + 16].copy_from_slice(&((c >> 64) as u64).to_le_bytes());
                 }
             });
+        let mut frames = Vec::new();
+        let mut w = crate::disk::frames::FrameWriter::new(&mut frames, e);
+        w.push(&raw)
+            .and_then(|()| w.flush())
+            .expect("frames made in memory");
+        let states_check = crc32fast::hash(&raw);
+        drop(raw);
         let mut h = Header {
             fingerprint: self.fingerprint,
             check: 0,
@@ -276,15 +299,16 @@ impl NodeStore {
             limbs,
             digits: number(digits),
             states: table.len() as u64,
+            frames: frames.len() as u64,
+            states_check,
         };
-        h.check = h.check(&bytes[HEADER..]);
-        bytes[..HEADER].copy_from_slice(&h.bytes());
+        h.check = h.check();
         let free = || -> u64 {
             fail::fail_point!("sample-nodes-full", |_| 0);
             fs4::available_space(&self.dir).unwrap_or(u64::MAX)
         };
         let free = free();
-        if free < bytes.len() as u64 + RESERVE {
+        if free < (HEADER + frames.len()) as u64 + RESERVE {
             self.stop(&format!(
                 "the nodes folder '{}' has {} free, less than a node and a reserve of {}",
                 self.dir.display(),
@@ -294,24 +318,17 @@ impl NodeStore {
             return false;
         }
         let path = self.path(digits);
-        // this process's own (two runs filling one folder do not write into each other's)
-        let part = self.dir.join(crate::durable::name(
-            PART,
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("node"),
-        ));
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&part)
-            .and_then(|mut f| f.write_all(&bytes))
-            .and_then(|()| std::fs::rename(&part, &path));
+        let written = crate::durable::replace_with(&path, |f| {
+            f.write_all(&h.bytes())?;
+            f.write_all(&frames)
+        });
         match written {
-            Ok(()) => {
-                fail::fail_point!("saved");
-                true
-            }
+            Ok(()) => true,
             Err(err) => {
-                let _ = std::fs::remove_file(&part);
+                let err = match err {
+                    crate::durable::CheckpointError::Io { source, .. } => source.to_string(),
+                    e => e.to_string(),
+                };
                 self.stop(&format!("cannot write '{}': {err}", path.display()));
                 false
             }
@@ -363,9 +380,18 @@ mod tests {
         assert_eq!(store.read::<u128, u128>(&[0, 2]), Some(narrow.clone()));
         assert_eq!(store.read::<u128, u128>(&[1]), Some(wide));
         assert_eq!(store.read::<u128, u128>(&[2, 2, 1]), Some(Vec::new()));
-        // one word a count where they fit: 9 + 8 bytes a state
-        assert_eq!(store.present(&[0, 2]), Some(HEADER as u64 + 5000 * 17));
-        assert_eq!(store.present(&[1]), Some(HEADER as u64 + 3000 * 25));
+        // one word a count where they fit (9 + 8 bytes a state, two words 9 + 16), in frames
+        // smaller than the states' bytes
+        let narrow_bytes = store.present(&[0, 2]).unwrap();
+        let wide_bytes = store.present(&[1]).unwrap();
+        assert!(narrow_bytes > HEADER as u64 && narrow_bytes < HEADER as u64 + 5000 * 17);
+        assert!(wide_bytes > HEADER as u64 && wide_bytes < HEADER as u64 + 3000 * 25);
+        let file = std::fs::read(store.path(&[1])).unwrap();
+        assert_eq!(&file[..8], MAGIC);
+        assert_eq!(
+            u64::from_le_bytes(file[36..44].try_into().unwrap()),
+            wide_bytes - HEADER as u64
+        );
         assert_eq!(store.read::<u128, u128>(&[2, 0]), None);
         // read into one-word counts: the node of one-word counts as it was, the other not at
         // all; and written from one-word counts, the same file
@@ -404,7 +430,7 @@ mod tests {
         let path = store.path(&[1, 0]);
         let good = std::fs::read(&path).unwrap();
         let variants = crate::damage::single(&good, &[b"y-000 1\n"]);
-        assert!(variants.len() > 5000, "{}", variants.len());
+        assert!(variants.len() > 2000, "{}", variants.len());
         for v in variants {
             std::fs::write(&path, &v).unwrap();
             match store.read::<u64, u128>(&[1, 0]) {
@@ -412,5 +438,28 @@ mod tests {
                 Some(read) => assert_eq!(read, t, "a damaged file read as another table"),
             }
         }
+    }
+
+    /// A node of the format before frames (`KNNODE01`) reads as missing, made again and written
+    /// in today's, and the folder's old format is said once.
+    #[test]
+    fn a_node_of_the_format_before_frames_is_made_again_and_said_once() {
+        static SAID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        fn tell(why: &str) {
+            assert!(why.contains("KNNODE01"), "{why}");
+            SAID.fetch_add(1, Ordering::Relaxed);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let store = NodeStore::open(dir.path(), 0xfeed, 3, Some(tell)).unwrap();
+        let t = table::<u64>(40, false, |i| i as u64 * 977 % (1 << 24));
+        for digits in [&[0u8][..], &[1]] {
+            let mut old = MAGIC_BEFORE_FRAMES.to_vec();
+            old.resize(36 + 40 * 11, 0);
+            std::fs::write(store.path(digits), &old).unwrap();
+            assert_eq!(store.read::<u64, u128>(digits), None);
+        }
+        assert_eq!(SAID.load(Ordering::Relaxed), 1);
+        assert!(store.write(&[0], &t));
+        assert_eq!(store.read::<u64, u128>(&[0]), Some(t));
     }
 }

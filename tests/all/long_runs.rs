@@ -866,7 +866,7 @@ fn frontier_checkpoints_are_checked() {
 fn a_checkpoint_in_use_is_refused_by_every_engine() {
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("run.ckpt");
-    let lock = knights::store::CheckpointLock::acquire(&ck).unwrap();
+    let lock = knights::durable::CheckpointLock::acquire(&ck).unwrap();
     for args in [
         &["count", "5x5"][..],
         &["count", "5x5", "--closed"],

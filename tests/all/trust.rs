@@ -809,7 +809,7 @@ fn a_full_disk_under_the_sampler_is_a_failure_of_the_machine() {
         .args([
             "sh",
             "-c",
-            "mount -t tmpfs -o size=256k tmpfs \"$1\" || exit 99; shift; \"$@\"; rc=$?; ls -A \"$MNT\"; exit $rc",
+            "mount -t tmpfs -o size=32k tmpfs \"$1\" || exit 99; shift; \"$@\"; rc=$?; ls -A \"$MNT\"; exit $rc",
             "sh",
             path_str(&mnt),
         ])

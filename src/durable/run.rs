@@ -1,17 +1,5 @@
-//! The files a run leaves on disk while it runs (tables past the memory bound, temporaries of
-//! an atomic replace, node files being written): named by this process's run identity, claimed
-//! by a lock its owner holds while it runs, and removed by the next run that looks at the folder
-//! once no one holds that lock.
-//!
-//! A process id is not an identity where counts share a folder: another machine, or another
-//! PID namespace (a container, `unshare --pid`), has its own processes of the same numbers, so a
-//! count that judged a file by whether its process id is alive *here* removed the files of live
-//! counts elsewhere, and two counts that were both process 1 wrote the same names. So every such
-//! file is named `.knights-KIND.ID.REST`, where `ID` is 16 hex digits drawn at random once a
-//! process ([`run_id`]), and a process that writes in a folder first holds a lock on its own file
-//! there, `.knights-run.ID.lock` (an advisory `flock`, which the system releases when the process
-//! ends however it ends, and which works across PID namespaces and, on NFS, across machines).
-//! A file whose owner's lock is missing or free is stale: its owner has ended ([`sweep`]).
+//! Run identities: the names of the files a run leaves while it runs, the lock that claims
+//! them, and the sweep that removes those of runs that have ended.
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -107,67 +95,6 @@ impl Claim {
     #[must_use]
     pub fn dir(&self) -> &Path {
         &self.held.dir
-    }
-}
-
-/// Why a file the tool keeps while it runs failed: what it was doing, to which file, and why
-/// (the system's error, a file cut short, or bytes that do not read back as written). A disk
-/// that fails is the machine's fault, not the user's input: the command exits with its own
-/// code (3) and says what was kept.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("cannot {action} '{}', {what}: {why}", .path.display())]
-pub struct DiskError {
-    /// `write`, `read` or `create`.
-    pub action: &'static str,
-    pub path: PathBuf,
-    /// What the file is, as the message names it.
-    pub what: &'static str,
-    pub why: String,
-    /// The system's kind of error, where it gave one.
-    pub kind: Option<io::ErrorKind>,
-}
-
-/// What a file of tables past the memory bound is called in messages.
-pub const TABLE_FILE: &str = "a table of the count kept on disk";
-
-impl DiskError {
-    /// The system's error `e` as `action` of `path`, a file of `what`.
-    #[must_use]
-    pub fn io(action: &'static str, path: &Path, what: &'static str, e: &io::Error) -> DiskError {
-        let why = if e.kind() == io::ErrorKind::UnexpectedEof {
-            "it ends before the bytes written to it (cut short, or replaced, while the run used it)"
-                .to_string()
-        } else {
-            e.to_string()
-        };
-        DiskError {
-            action,
-            path: path.into(),
-            what,
-            why,
-            kind: Some(e.kind()),
-        }
-    }
-
-    /// `path`, a file of `what`, read back otherwise than it was written.
-    #[must_use]
-    pub fn damaged(path: &Path, what: &'static str) -> DiskError {
-        DiskError {
-            action: "read",
-            path: path.into(),
-            what,
-            why: "it does not read back as written (a frame fails to decode or its checksum fails): the file was changed or damaged, and the count stops rather than add what it read".into(),
-            kind: None,
-        }
-    }
-
-    /// Whether the disk was full (or the user's quota spent).
-    #[must_use]
-    pub fn is_full(&self) -> bool {
-        matches!(
-            self.kind,
-            Some(io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded)
-        )
     }
 }
 

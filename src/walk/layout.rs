@@ -419,7 +419,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::frontier::expand::expand;
+    use crate::walk::expand::expand;
 
     /// An open count walked square by square over a plain map (no mirror, no cut): the tours
     /// it finds and the states its layers held in all.

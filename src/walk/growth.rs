@@ -48,7 +48,7 @@
 /// growth so far where the column before was not walked a square at a time. Each later column
 /// `c` grows by the growth of the column before it to the power [`growth_power`]`(w, c)`, and no
 /// column holds fewer states than the one before it.
-pub(super) fn project_columns(w: usize, len: usize, sizes: &[(usize, u64)]) -> Vec<f64> {
+pub(crate) fn project_columns(w: usize, len: usize, sizes: &[(usize, u64)]) -> Vec<f64> {
     let at = |s: usize| sizes.iter().find(|x| x.0 == s).map(|x| x.1 as f64);
     let mut col = vec![1.0f64; len + 1];
     let mut ratio = 1.0f64;
@@ -103,7 +103,7 @@ fn growth_power(w: usize, c: usize) -> f64 {
 /// it starts from, which grow with the column's growth, `end / start`. So a column reads
 /// `12 × 1.5^(w − 5)` states for each it starts from and 1.8 for each it ends with: more from
 /// more, and more to more.
-pub(super) fn column_reads(w: u32, start: f64, end: f64) -> f64 {
+pub(crate) fn column_reads(w: u32, start: f64, end: f64) -> f64 {
     let start = start.max(1.0);
     start * super::sizes::column_reads_from_growth(w, end / start)
 }
@@ -113,7 +113,7 @@ pub(super) fn column_reads(w: u32, start: f64, end: f64) -> f64 {
 /// a column from the left table (see [`sizes::reads`](super::sizes::reads)), the right half's
 /// last column from the right table, and again the side made true, which is the one that reads
 /// less.
-pub(super) fn meeting_reads(w: u32, left: usize, right: usize, col: &[f64]) -> f64 {
+pub(crate) fn meeting_reads(w: u32, left: usize, right: usize, col: &[f64]) -> f64 {
     let crossing = super::sizes::CROSSING_READS * column_reads(w, col[left], col[left + 1]);
     let last = column_reads(w, col[right - 1], col[right]);
     crossing + last + crossing.min(last)
@@ -121,7 +121,7 @@ pub(super) fn meeting_reads(w: u32, left: usize, right: usize, col: &[f64]) -> f
 
 /// The states a meeting's forward walk reads to the end of column `last` (the shared walk), from
 /// the projected column ends `col`: each column's reads from its start and end.
-pub(super) fn forward_reads(w: u32, last: usize, col: &[f64]) -> f64 {
+pub(crate) fn forward_reads(w: u32, last: usize, col: &[f64]) -> f64 {
     (0..last.min(col.len().saturating_sub(1)))
         .map(|c| column_reads(w, col[c], col[c + 1]))
         .sum()

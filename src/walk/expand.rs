@@ -412,8 +412,8 @@ mod tests {
 
     use super::*;
     use crate::board::Board;
-    use crate::frontier::layout::{Rules, Walk, steps};
     use crate::piece::Piece;
+    use crate::walk::layout::{Rules, Walk, steps};
 
     /// The knight's walk of a `rows` x `cols` board and the count's rules for it (the colour
     /// rules where the tours are open).
