@@ -99,6 +99,27 @@ pub fn reach(board: Board, piece: &Piece, spec: &CountSpec) -> Result<Reach, Run
     )
 }
 
+/// `$body` with `$run` a count of `$board` that walks nothing yet, made under `$limits`, its
+/// request checked first: what every projection starts from.
+macro_rules! probe {
+    ($board:expr, $piece:expr, $spec:expr, $limits:expr, $run:ident => $body:expr) => {{
+        supports($board, $piece, $spec)?;
+        let req = Request {
+            board: $board,
+            piece: $piece,
+            spec: $spec,
+        };
+        let walk = Walk::new($board, $piece, $spec.wide);
+        let limits = $limits;
+        let stop = AtomicBool::new(false);
+        keyed!(walk, K => {
+            #[allow(unused_mut)]
+            let mut $run = Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?;
+            $body
+        })
+    }};
+}
+
 /// [`reach`] on `threads` threads under the memory bound `max_memory` (the exact sampler's
 /// choice, which must not depend on the machine's threads).
 pub(crate) fn reach_under(
@@ -108,16 +129,12 @@ pub(crate) fn reach_under(
     threads: usize,
     max_memory: u64,
 ) -> Result<Reach, RunError> {
-    supports(board, piece, spec)?;
-    let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece, spec.wide);
     let limits = Limits {
         threads,
         max_memory,
         ..quiet_limits()
     };
-    let stop = AtomicBool::new(false);
-    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.reach()))
+    probe!(board, piece, spec, limits, run => Ok(run.reach()))
 }
 
 /// The time of the walk a meeting's pieces share (the forward walk to the tables they start
@@ -129,16 +146,11 @@ pub fn shared_walk_seconds(
     piece: &Piece,
     spec: &CountSpec,
 ) -> Result<Option<f64>, RunError> {
-    supports(board, piece, spec)?;
-    let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece, spec.wide);
     let limits = Limits {
         max_memory: crate::memory::default_max_memory(),
         ..quiet_limits()
     };
-    let stop = AtomicBool::new(false);
-    keyed!(walk, K => {
-        let mut run = Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?;
+    probe!(board, piece, spec, limits, run => {
         let r = run.reach();
         let plan = run.disk_plan(&r);
         let slow = plan.seconds / (r.seconds + r.shared_seconds).max(f64::MIN_POSITIVE);
@@ -154,12 +166,7 @@ pub fn reach_sizes(
     piece: &Piece,
     spec: &CountSpec,
 ) -> Result<Vec<(usize, u64)>, RunError> {
-    supports(board, piece, spec)?;
-    let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece, spec.wide);
-    let limits = quiet_limits();
-    let stop = AtomicBool::new(false);
-    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.probe_sizes()))
+    probe!(board, piece, spec, quiet_limits(), run => Ok(run.probe_sizes()))
 }
 
 /// The estimate of [`reach`] from the layer sizes `sizes` of [`reach_sizes`], on `threads`
@@ -174,16 +181,12 @@ pub fn reach_from(
     threads: usize,
     max_memory: u64,
 ) -> Result<Reach, RunError> {
-    supports(board, piece, spec)?;
-    let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece, spec.wide);
     let limits = Limits {
         threads,
         max_memory,
         ..quiet_limits()
     };
-    let stop = AtomicBool::new(false);
-    keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Auto, &stop, &Quiet)?.estimate(sizes)))
+    probe!(board, piece, spec, limits, run => Ok(run.estimate(sizes)))
 }
 
 impl<K: Key> Run<'_, K> {
