@@ -1012,11 +1012,14 @@ fn nodes_a_killed_run_made_are_kept_for_the_next() {
         "sample", "6x8", "--closed", "--method", "exact", "--tables", "meet", "-n", "20",
         "--format", "moves", "-s", "8",
     ];
+    // the nodes written whole (a temporary being written ends in `.node` too)
     let kept = || {
         std::fs::read_dir(&nodes).map_or(0, |d| {
             d.filter(|e| {
-                e.as_ref()
-                    .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "node"))
+                e.as_ref().is_ok_and(|e| {
+                    e.file_name().to_string_lossy().starts_with("y-")
+                        && e.path().extension().is_some_and(|x| x == "node")
+                })
             })
             .count()
         })
@@ -1051,12 +1054,15 @@ fn nodes_a_killed_run_made_are_kept_for_the_next() {
     assert!(err.contains("(7 of 12 to make)"), "{err}");
     assert_eq!(again.get_output().stdout, plain.get_output().stdout);
     assert_eq!(kept(), 12);
-    // nothing half-written is left
+    // nothing half-written is left: the nodes alone
+    let names: Vec<String> = std::fs::read_dir(&nodes)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(
-        std::fs::read_dir(&nodes).unwrap().all(|e| e
-            .unwrap()
-            .path()
-            .extension()
-            .is_some_and(|x| x == "node"))
+        names
+            .iter()
+            .all(|n| n.starts_with("y-") && n.ends_with(".node")),
+        "{names:?}"
     );
 }
