@@ -246,7 +246,6 @@ pub fn sweep(dir: &Path) -> Vec<PathBuf> {
 /// Removes every file of this run in the folders it holds claims on, and their lock files: for
 /// an exit that cannot wait for the files' owners to drop them (a second stop signal).
 pub fn remove_own() {
-    let me = run_id();
     let dirs: Vec<PathBuf> = claims()
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -255,18 +254,24 @@ pub fn remove_own() {
         .map(|(d, _)| d.clone())
         .collect();
     for dir in dirs {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name();
-            if name
-                .to_str()
-                .and_then(owner)
-                .is_some_and(|(_, id)| id == me)
-            {
-                let _ = fs::remove_file(e.path());
-            }
+        remove_own_in(&dir);
+    }
+}
+
+/// Removes every file of this run in `dir`, its lock file among them.
+fn remove_own_in(dir: &Path) {
+    let me = run_id();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if name
+            .to_str()
+            .and_then(owner)
+            .is_some_and(|(_, id)| id == me)
+        {
+            let _ = fs::remove_file(e.path());
         }
     }
 }
@@ -357,9 +362,10 @@ mod tests {
         assert!(lock.exists(), "still claimed by the clone");
         drop(b);
         assert!(!lock.exists(), "the last claim removes the lock file");
-        // claimed again, then this run's own files are removed at once
+        // claimed again, then this run's own files are removed at once (in this folder alone:
+        // `remove_own` would remove those of every test of this process that holds a claim)
         let c = claim(d).unwrap();
-        remove_own();
+        remove_own_in(&fs::canonicalize(d).unwrap());
         assert!(!mine.exists() && !lock.exists());
         drop(c);
     }
