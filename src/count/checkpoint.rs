@@ -64,6 +64,8 @@ use crate::error::Error;
 use crate::piece::Piece;
 
 pub use super::left::LeftForMemory;
+use super::left::create_ledger;
+pub(crate) use super::left::ledger_path;
 
 /// The first line of every checkpoint, with the format's version.
 const MAGIC: &str = "knights-checkpoint 1";
@@ -616,11 +618,6 @@ fn note_text(t: &str) -> bool {
     !t.is_empty() && t.len() <= 200 && t.bytes().all(|b| b.is_ascii_graphic() && b != b'=')
 }
 
-/// The file of piece `unit`'s record in the ledger folder `dir`: `piece-NNNNN.log`.
-pub(crate) fn ledger_path(dir: &Path, unit: usize) -> PathBuf {
-    dir.join(format!("piece-{unit:05}.log"))
-}
-
 /// The piece a ledger record's file name gives (see [`ledger_path`]); `None` for a name the
 /// count does not write.
 pub(crate) fn ledger_piece(path: &Path) -> Option<usize> {
@@ -662,15 +659,6 @@ pub fn write_ledger(
     // the piece is no longer left for more memory (see [`LeftForMemory::in_ledger`])
     let _ = std::fs::remove_file(LeftForMemory::in_ledger(dir, unit));
     Ok(path)
-}
-
-/// Makes the ledger folder `dir` where it is missing.
-pub(super) fn create_ledger(dir: &Path) -> Result<(), CheckpointError> {
-    std::fs::create_dir_all(dir).map_err(|source| CheckpointError::Io {
-        action: "create",
-        path: dir.into(),
-        source,
-    })
 }
 
 /// An open checkpoint that counted units are appended to.

@@ -1,10 +1,9 @@
-//! The note of the pieces a run left for more memory, beside its checkpoint and in its ledger.
+//! The note of the pieces a run left for more memory, beside its checkpoint and in its ledger,
+//! and the names of a ledger folder's files (a record's, and a note's beside it).
 
 use std::path::{Path, PathBuf};
 
 use crate::durable::{CheckpointError, beside, read_regular, replace};
-
-use super::checkpoint::*;
 
 /// The pieces a run left for more memory (the frontier engine's pieces that did not fit the
 /// memory bound, see [`crate::engine::Host::left`]), noted beside its checkpoint (`FILE.left`)
@@ -106,4 +105,18 @@ impl LeftForMemory {
     pub fn clear(checkpoint: &Path) {
         let _ = std::fs::remove_file(Self::path(checkpoint));
     }
+}
+
+/// The file of piece `unit`'s record in the ledger folder `dir`: `piece-NNNNN.log`.
+pub(crate) fn ledger_path(dir: &Path, unit: usize) -> PathBuf {
+    dir.join(format!("piece-{unit:05}.log"))
+}
+
+/// Makes the ledger folder `dir` where it is missing.
+pub(super) fn create_ledger(dir: &Path) -> Result<(), CheckpointError> {
+    std::fs::create_dir_all(dir).map_err(|source| CheckpointError::Io {
+        action: "create",
+        path: dir.into(),
+        source,
+    })
 }

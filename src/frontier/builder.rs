@@ -67,9 +67,6 @@ pub(super) const RESIDENT_SPILL: u64 = 256 << 10;
 /// opening, writing and closing).
 pub(super) const MIN_RUN: u64 = 16 << 10;
 
-/// Bytes of entries written to a partition's runs at a time.
-pub(super) const RUN_WRITE: usize = 256 << 10;
-
 impl<K: Key> Builder<K> {
     /// An empty table of entries of `shape` expecting about `expect` states, in the memory of
     /// `spare` where its partitions suit.

@@ -22,7 +22,6 @@ use crate::durable::DiskError;
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::state::Key;
 
-use super::builder::RUN_WRITE;
 pub(crate) use super::builder::{Batch, Builder, big};
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
@@ -636,6 +635,9 @@ pub(crate) fn big_words(limbs: &[u64]) -> BigUint {
     let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
     BigUint::from_bytes_le(&bytes)
 }
+
+/// Bytes of entries written to a partition's runs at a time.
+pub(super) const RUN_WRITE: usize = 256 << 10;
 
 #[cfg(test)]
 mod tests {
