@@ -862,23 +862,26 @@ impl Host for Runner<'_> {
             .take()
             .filter(|(p, _)| *p == i)
             .map(|(_, made)| super::ledger::above_note(&made));
-        // the lock also orders the log's lines; a write is short next to a piece
-        let mut time_notes = s.meter.as_ref().map_or_else(Vec::new, |m| m.time_notes());
-        time_notes.extend(resumed_note.clone());
+        // the lock also orders the log's lines; a write is short next to a piece. With a
+        // ledger, the checkpoint's line carries the record's whole figures (the machine's too):
+        // a record lost to a kill between the two is written again from that line
+        let mut notes = match &s.meter {
+            Some(m) if self.job.ledger.is_some() => m.notes(self.job.thread_count()),
+            Some(m) => m.time_notes(),
+            None => Vec::new(),
+        };
+        notes.extend(resumed_note);
         if s.meter.is_some() {
-            time_notes.extend(above_note.clone());
+            notes.extend(above_note);
         }
         if let Some(log) = &mut s.log {
-            if let Err(e) = log.record(i, &count, &time_notes) {
+            if let Err(e) = log.record(i, &count, &notes) {
                 // Relaxed: the flag only asks the workers to stop
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());
             }
         }
-        if let (Some(dir), Some(id), Some(meter)) = (&self.job.ledger, &s.id, &s.meter) {
-            let mut notes = meter.notes(self.job.thread_count());
-            notes.extend(resumed_note);
-            notes.extend(above_note);
+        if let (Some(dir), Some(id), Some(_)) = (&self.job.ledger, &s.id, &s.meter) {
             if let Err(e) = checkpoint::write_ledger(dir, id, i, &count, &notes) {
                 self.stop.store(true, Ordering::Relaxed);
                 return Err(e.into());

@@ -253,11 +253,18 @@ fn reset_peak() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-/// The ledger records in `dir` (its `*.log` files), sorted.
+/// The ledger records in `dir` (its `*.log` files), sorted. A run's temporary (a record being
+/// written, `.knights-tmp.…`, left whole by a run killed before its rename) is not a record:
+/// taken for one, its piece would be neither counted again nor written from the checkpoint.
 pub(super) fn log_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(crate::durable::PREFIX))
+        })
         .collect();
     paths.sort();
     Ok(paths)

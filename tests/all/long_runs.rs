@@ -1679,11 +1679,61 @@ fn ledger_files(dir: &Path) -> Vec<String> {
             d.filter_map(|e| e.ok())
                 .map(|e| path_str(&e.path()).to_string())
                 .filter(|p| p.ends_with(".log"))
+                // a run's temporary (a record being written) is not yet a record
+                .filter(|p| !p.rsplit('/').next().unwrap().starts_with(".knights-"))
                 .collect()
         })
         .unwrap_or_default();
     v.sort();
     v
+}
+
+/// A run killed while it writes a ledger record leaves that record whole under its temporary
+/// name, the rename not made. The resume takes it for no record: the checkpoint's piece is
+/// written to the ledger from the checkpoint's line, with the figures of the machine that
+/// counted it, and the temporary is removed.
+#[test]
+fn a_record_left_under_its_temporary_name_is_written_again_from_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let led = dir.path().join("ledger");
+    let a = dir.path().join("a.ckpt");
+    let args = [
+        "count",
+        "7x6",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(&a),
+        "--ledger",
+        path_str(&led),
+        "--progress",
+        "none",
+    ];
+    assert_eq!(finish(&args)["directed"], OPEN_7X6);
+    let piece = led.join("piece-00001.log");
+    let whole = fs::read_to_string(&piece).unwrap();
+    // as a killed run leaves it: a dead run's temporary (no lock of its run is held)
+    let temporary = led.join(".knights-tmp.000000000000dead.7.piece-00001.log");
+    fs::rename(&piece, &temporary).unwrap();
+    assert_eq!(finish(&args)["directed"], OPEN_7X6);
+    assert!(!temporary.exists(), "the temporary was left");
+    let files = ledger_files(&led);
+    assert_eq!(files.len(), 9, "{files:?}");
+    let again = fs::read_to_string(&piece).unwrap();
+    let record = again.lines().nth(HEADER_LINES).unwrap();
+    assert!(record.contains(" from_checkpoint=yes"), "{record}");
+    // the same count and the same figures as the record the rename lost
+    let first = whole.lines().nth(HEADER_LINES).unwrap();
+    for key in ["commit=", "cores=", "memory_gib=", "wall_s=", "cpu_s=", "peak_mib="] {
+        let of = |r: &str| r.split(' ').find(|w| w.starts_with(key)).map(str::to_string);
+        assert!(of(record).is_some(), "{key} missing: {record}");
+        assert_eq!(of(record), of(first), "{key}: {record} against {first}");
+    }
+    assert_eq!(
+        record.split(' ').take(2).collect::<Vec<_>>(),
+        first.split(' ').take(2).collect::<Vec<_>>()
+    );
+    assert_eq!(merge_json(&files)["directed"], OPEN_7X6);
 }
 
 /// A ledger: a count killed with pieces in its ledger goes on, a second "machine" (another
