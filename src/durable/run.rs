@@ -235,12 +235,25 @@ pub fn sweep(dir: &Path) -> Vec<PathBuf> {
                 removed.push(f);
             }
         }
-        if lock.is_some() {
-            // removed while this process holds it: a run that opened it meanwhile retries
-            let _ = fs::remove_file(lock_path(dir, &id));
+        if let Some(lock) = lock {
+            remove_lock(dir, &id, &lock);
         }
     }
     removed
+}
+
+/// Removes run `id`'s lock file in `dir`, which this process holds through `held`, if the name
+/// still names that file. Its owner may have dropped it (removing the name first) and made
+/// another, which it holds: removed by name, that one would leave the owner's new files
+/// unguarded, and the next sweep would take them (a rename of a temporary failing, the
+/// temporary gone). While this process holds the file the name names, no run makes another
+/// under it (a run opening the name opens this file and waits), so the name is removed as
+/// checked.
+fn remove_lock(dir: &Path, id: &str, held: &File) {
+    let path = lock_path(dir, id);
+    if same_file(&path, held) {
+        let _ = fs::remove_file(path);
+    }
 }
 
 /// Removes every file of this run in the folders it holds claims on, and their lock files: for
@@ -342,6 +355,31 @@ mod tests {
         drop(held);
         assert_eq!(sweep(d), vec![file(live)]);
         assert!(other.exists());
+    }
+
+    /// A sweep that took a run's lock as its owner let it go removes that lock file only, not
+    /// the one the owner made again meanwhile and holds.
+    #[test]
+    fn a_lock_made_again_by_its_owner_is_not_removed_by_the_sweep_of_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let id = "00000000000000d4";
+        // the sweeper opened the owner's lock file and locked it once the owner let go ...
+        let old = File::create(lock_path(d, id)).unwrap();
+        fs4::FileExt::try_lock(&old).unwrap();
+        // ... which removed its name first, then made a new one, held
+        fs::remove_file(lock_path(d, id)).unwrap();
+        let new = hold(d, id);
+        remove_lock(d, id, &old);
+        assert!(lock_path(d, id).exists(), "the owner's new lock was removed");
+        assert!(same_file(&lock_path(d, id), &new));
+        drop(old);
+        // a lock the name still names is removed
+        drop(new);
+        let f = File::open(lock_path(d, id)).unwrap();
+        fs4::FileExt::try_lock(&f).unwrap();
+        remove_lock(d, id, &f);
+        assert!(!lock_path(d, id).exists());
     }
 
     #[test]
