@@ -288,6 +288,22 @@ pub struct CountArgs {
     /// is checked as the count starts; its files are removed as the count ends.
     #[arg(long, value_name = "DIR")]
     pub scratch: Option<PathBuf>,
+    /// Count every length of the row at once: the boards ROWSx1 to ROWSxCOLS (or FIRST..LAST
+    /// of them), in one sweep along the longest, each printed as its column closes (a table, or
+    /// with --json one JSON object a length). With --checkpoint the lengths counted and the
+    /// sweep's work in progress are kept, and the same command goes on from them.
+    #[arg(
+        long,
+        value_name = "FIRST..LAST",
+        value_parser = crate::count::row::parse_lengths,
+        conflicts_with_all = ["from", "to", "per_square", "no_symmetry", "window", "ledger", "only", "shard", "split"],
+        allow_hyphen_values = true
+    )]
+    pub lengths: Option<std::ops::RangeInclusive<u32>>,
+    /// With --lengths: draw the counts' growth, one point a length on a log scale, as an SVG
+    /// picture in FILE.
+    #[arg(long, value_name = "FILE.svg", requires = "lengths")]
+    pub plot: Option<PathBuf>,
     /// Keep the work every piece of a frontier count shares (the walk to the middle) in FILE, for
     /// all the shards of a run: the first shard to get there makes it, the others wait and read
     /// it (default: beside the checkpoint, for this process alone).

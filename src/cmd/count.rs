@@ -97,6 +97,9 @@ fn job_of(a: &CountArgs) -> Result<Job> {
 }
 
 pub(crate) fn run(a: &CountArgs) -> Result<u8> {
+    if let Some(lengths) = &a.lengths {
+        return row(a, lengths.clone());
+    }
     let job = job_of(a)?;
     let mode = match (a.quiet, a.progress) {
         (true, _) | (_, ProgressArg::None) => progress::Mode::None,
@@ -229,4 +232,136 @@ fn resume_command() -> String {
         }
     };
     std::env::args().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+/// `count ROWSxCOLS --lengths A..B`: every length of the row in one sweep, each printed as it
+/// is known.
+fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
+    use knights::count::row::{self, RowJob};
+    if a.engine == EngineArg::Dfs || a.engine == EngineArg::Naive {
+        return Err(knights::Error::Invalid(
+            "--lengths counts with the frontier engine (one sweep for every length): give --engine auto or frontier".to_string(),
+        )
+        .into());
+    }
+    if let Some(d) = &a.scratch {
+        if !d.is_dir() {
+            anyhow::bail!(
+                "--scratch '{}' is not a folder: give an existing folder for the tables that pass the memory bound",
+                d.display()
+            );
+        }
+    }
+    let board = a.board;
+    let piece = a.piece.piece.clone();
+    row::check(board, &lengths, &piece)?;
+    let (stop, hurry) = stop_on_signals()?;
+    let job = RowJob {
+        width: board.rows,
+        lengths,
+        piece,
+        closed: a.closed,
+        threads: a.threads,
+        max_memory: a
+            .max_memory
+            .unwrap_or_else(knights::memory::default_max_memory),
+        checkpoint: a.checkpoint.clone(),
+        scratch: a.scratch.clone(),
+        abandon: Some(Arc::clone(&hurry)),
+    };
+    let mode = match (a.quiet, a.progress) {
+        (true, _) | (_, ProgressArg::None) => progress::Mode::None,
+        (_, ProgressArg::Bar) => progress::Mode::Bar,
+        (_, ProgressArg::Plain) => progress::Mode::Plain,
+        (_, ProgressArg::Auto) if io::stderr().is_terminal() => progress::Mode::Bar,
+        (_, ProgressArg::Auto) => progress::Mode::None,
+    };
+    let display = Progress::new(mode, a.json || a.quiet);
+    let kind = if a.closed { "closed" } else { "open" };
+    if !a.json {
+        emit(&format!(
+            "{kind} tours of the {} on {}xk, k = {}..{} (one sweep along the longest):\n{:>6}  {:>28}  {:>28}\n",
+            job.piece,
+            job.width,
+            job.lengths.start(),
+            job.lengths.end(),
+            "board",
+            "directed",
+            "undirected"
+        ))?;
+    }
+    let json = a.json;
+    let mut tell = |l: &row::Length, seconds: f64| {
+        let text = if json {
+            format!("{}\n", l.json(&job, seconds))
+        } else {
+            format!(
+                "{:>6}  {:>28}  {:>28}\n",
+                format!("{}x{}", l.rows, l.cols),
+                knights::human::group(&l.directed),
+                knights::human::group(&l.undirected)
+            )
+        };
+        // a closed output (a pipe to `head`) ends the row as a stop would
+        if emit(&text).is_err() {
+            stop.store(true, Ordering::SeqCst);
+        }
+    };
+    let outcome = match display.run(|obs| row::run(&job, &stop, obs, &mut tell)) {
+        Ok(o) => o,
+        Err(driver::RunError::Disk(e)) => return Err(disk_failed_row(&job, &e).into()),
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(path) = &a.plot {
+        let svg = row::plot_svg(&job, &outcome.lengths)?;
+        std::fs::write(path, svg)
+            .with_context(|| format!("cannot write the plot '{}'", path.display()))?;
+    }
+    if !outcome.finished {
+        let told = outcome.lengths.len();
+        match &job.checkpoint {
+            Some(p) => eprintln!(
+                "knights: interrupted; '{}' holds the lengths counted ({told} told in order){}; resume with: {}",
+                p.display(),
+                last_save(p),
+                resume_command()
+            ),
+            None => eprintln!(
+                "knights: interrupted after {told} length{} (with --checkpoint FILE a row can be resumed)",
+                if told == 1 { "" } else { "s" }
+            ),
+        }
+        return Ok(EXIT_INTERRUPTED);
+    }
+    if !json {
+        let peak = outcome.peak.map_or(String::new(), |p| {
+            format!(
+                ", window of {} squares, peak {} states",
+                p.window,
+                progress::group(p.states)
+            )
+        });
+        emit(&format!(
+            "method: frontier sweep along the row, every length from the longest walk of its rule{peak} ({:.3} s)\n",
+            outcome.seconds
+        ))?;
+    }
+    Ok(0)
+}
+
+/// A row stopped by its disk: said with what was kept and what to do.
+fn disk_failed_row(
+    job: &knights::count::row::RowJob,
+    e: &knights::durable::DiskError,
+) -> crate::SystemFailure {
+    let kept = match &job.checkpoint {
+        Some(p) => format!(
+            "the lengths counted are kept in '{}'{}; free some space or give another folder with --scratch DIR, then resume with: {}",
+            p.display(),
+            last_save(p),
+            resume_command()
+        ),
+        None => "nothing of the row is kept (with --checkpoint FILE a row can be resumed); free some space or give another folder with --scratch DIR".to_string(),
+    };
+    crate::SystemFailure(format!("{e}; {kept}"))
 }

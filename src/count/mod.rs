@@ -13,6 +13,7 @@ pub mod folder;
 pub mod ledger;
 mod left;
 pub mod report;
+pub mod row;
 mod shards;
 pub mod status;
 

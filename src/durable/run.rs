@@ -371,7 +371,10 @@ mod tests {
         fs::remove_file(lock_path(d, id)).unwrap();
         let new = hold(d, id);
         remove_lock(d, id, &old);
-        assert!(lock_path(d, id).exists(), "the owner's new lock was removed");
+        assert!(
+            lock_path(d, id).exists(),
+            "the owner's new lock was removed"
+        );
         assert!(same_file(&lock_path(d, id), &new));
         drop(old);
         // a lock the name still names is removed

@@ -149,8 +149,11 @@ macro_rules! keyed {
 // after `keyed!`, which they use
 mod cut;
 mod projection;
+mod row;
 mod run;
 mod saver;
+
+pub use row::{RowRan, row, row_supported};
 
 /// The forward walk's layer sizes at the end of each column, walked until a layer passes
 /// `max_states` states or the board ends: `(columns walked, states)`. Symmetric counts merge

@@ -164,8 +164,10 @@ pub(crate) enum Role {
 
 /// A square not yet walked, with at most one neighbour not yet walked, whose walked neighbours
 /// are in the window: it can still take two edges only if enough of those are not full.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Look<K> {
+    /// Its walk number (for telling which board's square it is: see `frontier::row`).
+    pub(crate) square: u32,
     /// The slots of its walked neighbours (bit `4 * s` for slot `s`).
     pub(crate) slots: K,
     /// Its neighbours not yet walked (0 or 1).
@@ -179,8 +181,8 @@ pub(crate) struct Look<K> {
     pub(crate) on_a: bool,
 }
 
-/// One step of a walk.
-#[derive(Clone, Debug)]
+/// One step of a walk (compared where two walks share their first steps: see `frontier::row`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Step<K> {
     /// Slots (after the shift) of the neighbours it may take edges to.
     pub(crate) back: Vec<u32>,
@@ -222,7 +224,7 @@ pub(crate) struct Step<K> {
 /// the right the window shows every one but the path's own ends, which are at the far end of
 /// the pieces marked [`super::state::TERM`]. So the number of those on A is
 /// `balance - (free on A - free on B) - (window ends on A) + pieces`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Colours<K> {
     /// `#A - #B` over the squares walked so far.
     pub(crate) balance: i32,
@@ -348,6 +350,7 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                         let walked: Vec<u32> = nb.iter().copied().filter(|&x| x <= t).collect();
                         let other = (nb.len() - walked.len()) as u32;
                         (!walked.is_empty() && other <= 1).then(|| Look {
+                            square: u,
                             slots: walked.iter().fold(K::ZERO, |m, &x| m.or(K::bit(slot(x)))),
                             other,
                             terminal: rules.terminals.contains(&u),

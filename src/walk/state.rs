@@ -324,7 +324,7 @@ pub(crate) fn byte_table<T: Copy + Default>(
 /// applied a byte at a time: for each byte of a key and each of its 256 values, a table holds
 /// its two slots already moved, so moving sixteen slots is eight lookups in a table that stays
 /// in the first-level cache.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Perm<K> {
     table: Vec<K>,
 }

@@ -1724,8 +1724,19 @@ fn a_record_left_under_its_temporary_name_is_written_again_from_the_checkpoint()
     assert!(record.contains(" from_checkpoint=yes"), "{record}");
     // the same count and the same figures as the record the rename lost
     let first = whole.lines().nth(HEADER_LINES).unwrap();
-    for key in ["commit=", "cores=", "memory_gib=", "wall_s=", "cpu_s=", "peak_mib="] {
-        let of = |r: &str| r.split(' ').find(|w| w.starts_with(key)).map(str::to_string);
+    for key in [
+        "commit=",
+        "cores=",
+        "memory_gib=",
+        "wall_s=",
+        "cpu_s=",
+        "peak_mib=",
+    ] {
+        let of = |r: &str| {
+            r.split(' ')
+                .find(|w| w.starts_with(key))
+                .map(str::to_string)
+        };
         assert!(of(record).is_some(), "{key} missing: {record}");
         assert_eq!(of(record), of(first), "{key}: {record} against {first}");
     }

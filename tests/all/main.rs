@@ -11,6 +11,7 @@ mod long_runs;
 mod messages;
 mod properties;
 mod readme;
+mod rows;
 mod sampling;
 mod tally;
 mod trust;

@@ -1,0 +1,386 @@
+//! Every length of a row in one sweep: the tours of the boards `W×a` to `W×b`, counted by one
+//! walk along the longest.
+//!
+//! The walk of `W×N` and the walk of a shorter `W×k` make the same states the same way until
+//! the squares near `W×k`'s far end, where `W×k` has no squares ahead: its squares leave the
+//! window sooner, and its last square counts the tours. (Before that, `W×k` looks ahead at a
+//! board that ends and drops more states that cannot become tours; `W×N` keeps them, and
+//! `W×k`'s own steps drop them later.) So a copy of `W×N`'s layer at the first step where the
+//! two walks part, walked through `W×k`'s own last steps, counts `W×k` exactly. The step where
+//! they part is found by comparing the two walks' steps (see [`same_moves`]), not assumed: for
+//! the knight, the last column but one, so each length costs the long walk's columns once and
+//! its own last column or two, against `k` columns counted alone.
+//!
+//! The walks differ from the start where their rules do: an open count on a board of an odd
+//! number of squares drops the states whose path ends are not both on the corners' colour, one
+//! of an even number those whose ends share a colour. A width `W` odd has boards of both kinds
+//! (`k` odd and even), so its lengths are walked in two *lanes*, one a rule, side by side a
+//! column at a time, and each length is recorded as soon as it is counted.
+
+use super::*;
+use crate::walk::layout::Step;
+
+/// The rules a walk of `board` counts under (as [`Run::new`] makes them for a symmetric count).
+fn rules_of(walk: &Walk, closed: bool) -> Rules {
+    Rules {
+        mirror: true,
+        ends_on_majority: !closed && walk.ends_on_majority(),
+        ends_differ: !closed && walk.ends_differ(),
+        ..Rules::default()
+    }
+}
+
+/// The walk of the board `width × length` along its `length` side (the window across `width`,
+/// whichever side is longer).
+pub(crate) fn row_walk(width: u32, length: u32, piece: &Piece) -> Walk {
+    let board = Board::new(width, length).expect("the sides were checked");
+    let walk = Walk::new(board, piece, width > length);
+    debug_assert_eq!((walk.w, walk.len), (width, length));
+    walk
+}
+
+/// Whether two steps make the same states of the same states, their pruning aside: the edges
+/// the square may take, the squares that leave the window (and must be full, or ends, as they
+/// go), the labels' width, the mirror merge and the counting of tours at the last square. The
+/// rest of a step (the look-ahead at the squares to come, the squares with one neighbour left,
+/// the colours of the ends they force) only drops states that cannot become a tour: a longer
+/// board, with as many squares ahead or more, drops fewer where it looks only at squares the
+/// shorter has ([`looks_within`]), and the shorter board's own steps drop the rest later or
+/// count none of their tours at its last square. So a shorter board's walk can go on from a
+/// longer one's layer wherever their steps so far are the same in this sense.
+fn same_moves<K: Key>(a: &Step<K>, b: &Step<K>) -> bool {
+    a.back == b.back
+        && a.forced == b.forced
+        && a.role == b.role
+        && a.departs == b.departs
+        && a.last == b.last
+        && a.mirror == b.mirror
+        && a.width == b.width
+}
+
+/// Whether a longer board's step looks ahead only at squares the shorter board of `squares`
+/// squares has: a square past its end that the step finds starved would drop states the shorter
+/// board keeps. (At the squares both have, the longer board's look is the weaker: each has
+/// there as many neighbours still to come as on the shorter board, or more.)
+fn looks_within<K: Key>(long: &Step<K>, squares: u32) -> bool {
+    long.look.iter().all(|l| l.square < squares)
+}
+
+/// A length to count in a lane: its board's last steps, from the first where its walk parts
+/// from the lane's.
+struct Fork<K: Key> {
+    length: u32,
+    /// The lane's steps done when the fork starts.
+    at: usize,
+    steps: Vec<Step<K>>,
+}
+
+/// One walk along the longest board of a rule, and the shorter boards that part from it.
+struct Lane<K: Key> {
+    /// The length the lane walks (its longest).
+    length: u32,
+    steps: Vec<Step<K>>,
+    forks: Vec<Fork<K>>,
+    layer: Node<K>,
+    /// Steps done.
+    at: usize,
+}
+
+impl<K: Key> Lane<K> {
+    /// The name of the lane's table in a save: its length and the steps it has done.
+    fn table_name(&self) -> String {
+        format!("lane-{}-{}", self.length, self.at)
+    }
+
+    fn walking(&self) -> bool {
+        self.at < self.steps.len()
+    }
+}
+
+/// How a row ended.
+#[derive(Debug)]
+pub struct RowRan {
+    /// Every length was counted (else a stop came first, and the work in progress was saved
+    /// where a checkpoint was given).
+    pub finished: bool,
+    pub peak: Peak,
+}
+
+/// The widths and lengths a row can be walked at: the window of `width × last` must fit.
+pub fn row_supported(width: u32, last: u32, piece: &Piece) -> Result<(), Error> {
+    let walk = row_walk(width, last, piece);
+    if walk.window() > MAX_WINDOW {
+        return Err(Error::Invalid(format!(
+            "--lengths walks the board along its length with a window across its {width} rows: the {piece} needs a window of {} squares there, and the frontier engine handles up to {MAX_WINDOW} (for the knight, up to 12 rows)",
+            walk.window()
+        )));
+    }
+    Ok(())
+}
+
+/// Counts the tours of every board `width × k`, `k` in `lengths` (not those in `known`), in one
+/// walk a rule: calls `record(k, tours)` for each as soon as it is known, which may be before a
+/// shorter one of the other lane (`tours`: each tour once, unordered, as a one-board count's
+/// undirected figure); a save of the work in progress comes after the records of every length
+/// it has gone past. Runs
+/// under `limits` (its tables through disk past the bound), saves its work in progress beside
+/// `limits.checkpoint` as a count does, and goes on from it.
+#[allow(clippy::too_many_arguments)]
+pub fn row(
+    width: u32,
+    lengths: std::ops::RangeInclusive<u32>,
+    piece: &Piece,
+    closed: bool,
+    limits: &Limits,
+    known: &BTreeMap<u32, BigUint>,
+    stop: &AtomicBool,
+    obs: &dyn Observer,
+    record: &mut dyn FnMut(u32, &BigUint) -> Result<(), RunError>,
+) -> Result<RowRan, RunError> {
+    let last = *lengths.end();
+    row_supported(width, last, piece)?;
+    let spec = CountSpec {
+        closed,
+        ..CountSpec::default()
+    };
+    let board = Board::new(width, last)?;
+    let walk = row_walk(width, last, piece);
+    check_floor(board, &walk, limits.max_memory, limits.threads)?;
+    let req = Request {
+        board,
+        piece,
+        spec: &spec,
+    };
+    keyed!(walk, K => {
+        let mut run = Run::<K>::new(req, limits, walk, Method::Sweep, stop, obs)?;
+        for f in &mut run.name.fields {
+            if f.0 == "mode" {
+                f.1 = "row".to_string();
+            }
+        }
+        run.name.fields.push(("lengths", format!("{}..{}", lengths.start(), last)));
+        run.name.fields.push(("rows", width.to_string()));
+        walk_row::<K>(&mut run, width, lengths, closed, known, record)
+    })
+}
+
+fn walk_row<K: Key>(
+    run: &mut Run<'_, K>,
+    width: u32,
+    lengths: std::ops::RangeInclusive<u32>,
+    closed: bool,
+    known: &BTreeMap<u32, BigUint>,
+    record: &mut dyn FnMut(u32, &BigUint) -> Result<(), RunError>,
+) -> Result<RowRan, RunError> {
+    let piece = run.req.piece;
+    // a board of one square holds one open tour, no closed one (as a one-board count settles
+    // it): no walk
+    if width == 1 && lengths.contains(&1) && !known.contains_key(&1) {
+        record(1, &BigUint::from(u32::from(!closed)))?;
+    }
+    let lengths = (*lengths.start()).max(if width == 1 { 2 } else { 1 })..=*lengths.end();
+    // the lengths by the rules their walks count under, each rule a lane walking its longest
+    let mut by_rules: Vec<(Rules, Vec<u32>)> = Vec::new();
+    for k in lengths.clone() {
+        let r = rules_of(&row_walk(width, k, piece), closed);
+        match by_rules.iter_mut().find(|(q, _)| *q == r) {
+            Some((_, ks)) => ks.push(k),
+            None => by_rules.push((r, vec![k])),
+        }
+    }
+    let mut lanes: Vec<Lane<K>> = Vec::new();
+    for (rules, ks) in &by_rules {
+        if ks.iter().all(|k| known.contains_key(k)) {
+            continue;
+        }
+        let longest = *ks.last().expect("a lane has a length");
+        let walk = row_walk(width, longest, piece);
+        let steps = layout::steps::<K>(&walk, rules, 0, walk.n);
+        let mut forks = Vec::new();
+        for &k in ks
+            .iter()
+            .filter(|&&k| k < longest && !known.contains_key(&k))
+        {
+            let short = row_walk(width, k, piece);
+            let own = layout::steps::<K>(&short, rules, 0, short.n);
+            let at = own
+                .iter()
+                .zip(&steps)
+                .take_while(|(a, b)| same_moves(a, b) && looks_within(b, short.n))
+                .count()
+                .min(own.len() - 1);
+            forks.push(Fork {
+                length: k,
+                at,
+                steps: own[at..].to_vec(),
+            });
+        }
+        forks.sort_by_key(|f| (f.at, f.length));
+        lanes.push(Lane {
+            length: longest,
+            steps,
+            forks,
+            layer: Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
+            at: 0,
+        });
+    }
+    let w = width as usize;
+    let columns = lanes
+        .iter()
+        .map(|l| l.steps.len().div_ceil(w))
+        .max()
+        .unwrap_or(0);
+    run.total = columns * w;
+    // the saved work in progress: every lane's layer where it stood
+    let mut column = 0;
+    run.sweep.scratch.remove_stale();
+    match run.load_layers() {
+        Err(_) if run.stopped() => return Ok(stopped(run)),
+        Err(e) => return Err(e),
+        Ok(None) => {}
+        Ok(Some(mut s)) if s.phase == "row" => {
+            column = s.done;
+            for lane in &mut lanes {
+                let prefix = format!("lane-{}-", lane.length);
+                let Some((name, at)) = s.tables.iter().find_map(|(n, _)| {
+                    let at: usize = n.strip_prefix(&prefix)?.parse().ok()?;
+                    Some((n.clone(), at))
+                }) else {
+                    // a lane finished has recorded all its lengths; one not begun saves nothing
+                    continue;
+                };
+                // every length that parts before where the lane stood was recorded
+                if at > lane.steps.len() || lane.forks.iter().any(|f| f.at < at) {
+                    return Err(run.foreign_phase());
+                }
+                lane.at = at;
+                lane.layer = s.take(&name).ok_or_else(|| run.foreign_phase())?;
+            }
+        }
+        Ok(Some(_)) => return Err(run.foreign_phase()),
+    }
+    run.saver.saved = column > 0;
+    while column < columns {
+        for li in 0..lanes.len() {
+            let end = ((column + 1) * w).min(lanes[li].steps.len());
+            while lanes[li].at < end {
+                let lane = &mut lanes[li];
+                let i = lane.at;
+                // the lengths that part from the lane here, counted from its layer
+                while let Some(f) = lane.forks.first().filter(|f| f.at == i) {
+                    match walk_fork(run, &lane.layer, &f.steps) {
+                        Ok(t) => {
+                            record(f.length, &t)?;
+                            lane.forks.remove(0);
+                        }
+                        Err(e) => return stopped_at(run, e, column, &lanes, i),
+                    }
+                }
+                match run.sweep.step(lane.layer.src(), &lane.steps[i], |_| true) {
+                    Ok((next, t)) => {
+                        let old = std::mem::replace(&mut lane.layer, next);
+                        run.sweep.recycle(old);
+                        run.sweep.peak_states = run.sweep.peak_states.max(lane.layer.len());
+                        lane.at += 1;
+                        run.saver.saved = false;
+                        if !lane.walking() {
+                            record(lane.length, &t)?;
+                            let done = std::mem::replace(
+                                &mut lane.layer,
+                                Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
+                            );
+                            run.sweep.recycle(done);
+                        }
+                        run.progress(lane.at, &lane.layer, "sweep");
+                    }
+                    Err(e) => return stopped_at(run, e, column, &lanes, i),
+                }
+            }
+        }
+        column += 1;
+        if run.saver.due() && column < columns {
+            save(run, &lanes, column, columns, false)?;
+        }
+    }
+    run.saver.clear();
+    Ok(RowRan {
+        finished: true,
+        peak: run.peak(),
+    })
+}
+
+/// Saves every lane still walking where it stands (`stopping`: as a stop signal asked).
+fn save<K: Key>(
+    run: &mut Run<'_, K>,
+    lanes: &[Lane<K>],
+    column: usize,
+    columns: usize,
+    stopping: bool,
+) -> Result<(), RunError> {
+    let names: Vec<String> = lanes.iter().map(Lane::table_name).collect();
+    let tables: Vec<(&str, Src<'_, K>)> = lanes
+        .iter()
+        .zip(&names)
+        .filter(|(l, _)| l.walking())
+        .map(|(l, n)| (n.as_str(), l.layer.src()))
+        .collect();
+    let stage = ("row", column, column, columns);
+    if stopping {
+        run.saver.save_stopping(&run.name, stage, &tables, run.obs)
+    } else {
+        run.saver.save(&run.name, stage, &tables, run.obs)
+    }
+}
+
+/// Walks a copy of `layer` through a shorter board's last `steps`: its tours.
+fn walk_fork<K: Key>(
+    run: &mut Run<'_, K>,
+    layer: &Node<K>,
+    steps: &[Step<K>],
+) -> Result<BigUint, Stopped> {
+    let mut tours = BigUint::ZERO;
+    let mut cur: Option<Node<K>> = None;
+    for step in steps {
+        let src = cur.as_ref().map_or_else(|| layer.src(), Node::src);
+        let (next, t) = run.sweep.step(src, step, |_| true)?;
+        tours += t;
+        run.sweep.peak_states = run.sweep.peak_states.max(next.len());
+        if let Some(old) = cur.replace(next) {
+            run.sweep.recycle(old);
+        }
+    }
+    if let Some(old) = cur {
+        run.sweep.recycle(old);
+    }
+    Ok(tours)
+}
+
+/// A row stopped by `e` in `column` (the lane walking stands at step `i`): a stop saves every
+/// lane where it stands, an error is said.
+fn stopped_at<K: Key>(
+    run: &mut Run<'_, K>,
+    e: Stopped,
+    column: usize,
+    lanes: &[Lane<K>],
+    i: usize,
+) -> Result<RowRan, RunError> {
+    match e {
+        Stopped::Interrupted => {
+            if !run.saver.saved {
+                let columns = run.total / (run.walk.w as usize).max(1);
+                save(run, lanes, column, columns, true)?;
+            }
+            Ok(stopped(run))
+        }
+        Stopped::Memory(bytes) => Err(run.memory_error(bytes, i)),
+        Stopped::Overflow => unreachable!("a step widens its counts"),
+        Stopped::Disk(e) => Err(e.into()),
+    }
+}
+
+fn stopped<K: Key>(run: &Run<'_, K>) -> RowRan {
+    RowRan {
+        finished: false,
+        peak: run.peak(),
+    }
+}
