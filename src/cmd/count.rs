@@ -336,9 +336,10 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
     if !json {
         let peak = outcome.peak.map_or(String::new(), |p| {
             format!(
-                ", window of {} squares, peak {} states",
+                ", window of {} squares, peak {} states, {} states read",
                 p.window,
-                progress::group(p.states)
+                progress::group(p.states),
+                progress::group(outcome.states_read)
             )
         });
         emit(&format!(

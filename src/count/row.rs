@@ -97,6 +97,8 @@ pub struct RowOutcome {
     pub finished: bool,
     pub lengths: Vec<Length>,
     pub peak: Option<Peak>,
+    /// States the sweep's steps read (0 where every length was in the checkpoint).
+    pub states_read: u64,
     pub seconds: f64,
 }
 
@@ -343,7 +345,8 @@ pub fn run(
     Ok(RowOutcome {
         finished: next > end,
         lengths,
-        peak: ran.map(|r| r.peak),
+        peak: ran.as_ref().map(|r| r.peak),
+        states_read: ran.as_ref().map_or(0, |r| r.states_read),
         seconds: t0.elapsed().as_secs_f64(),
     })
 }

@@ -104,6 +104,9 @@ pub struct RowRan {
     /// where a checkpoint was given).
     pub finished: bool,
     pub peak: Peak,
+    /// States the steps read, lanes and lengths' last steps together (the row's work: its time
+    /// over this is the cost of a state and square).
+    pub states_read: u64,
 }
 
 /// The widths and lengths a row can be walked at: the window of `width × last` must fit.
@@ -306,6 +309,7 @@ fn walk_row<K: Key>(
     Ok(RowRan {
         finished: true,
         peak: run.peak(),
+        states_read: run.sweep.read,
     })
 }
 
@@ -382,5 +386,6 @@ fn stopped<K: Key>(run: &Run<'_, K>) -> RowRan {
     RowRan {
         finished: false,
         peak: run.peak(),
+        states_read: run.sweep.read,
     }
 }
