@@ -96,18 +96,23 @@ fn job_of(a: &CountArgs) -> Result<Job> {
     Ok(job)
 }
 
-pub(crate) fn run(a: &CountArgs) -> Result<u8> {
-    if let Some(lengths) = &a.lengths {
-        return row(a, lengths.clone());
-    }
-    let job = job_of(a)?;
-    let mode = match (a.quiet, a.progress) {
+/// How progress is shown, from `--progress` and `--quiet`.
+fn progress_mode(a: &CountArgs) -> progress::Mode {
+    match (a.quiet, a.progress) {
         (true, _) | (_, ProgressArg::None) => progress::Mode::None,
         (_, ProgressArg::Bar) => progress::Mode::Bar,
         (_, ProgressArg::Plain) => progress::Mode::Plain,
         (_, ProgressArg::Auto) if io::stderr().is_terminal() => progress::Mode::Bar,
         (_, ProgressArg::Auto) => progress::Mode::None,
-    };
+    }
+}
+
+pub(crate) fn run(a: &CountArgs) -> Result<u8> {
+    if let Some(lengths) = &a.lengths {
+        return row(a, lengths.clone());
+    }
+    let job = job_of(a)?;
+    let mode = progress_mode(a);
     let (stop, hurry) = stop_on_signals()?;
     let mut job = job;
     job.abandon = Some(Arc::clone(&hurry));
@@ -269,13 +274,7 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
         scratch: a.scratch.clone(),
         abandon: Some(Arc::clone(&hurry)),
     };
-    let mode = match (a.quiet, a.progress) {
-        (true, _) | (_, ProgressArg::None) => progress::Mode::None,
-        (_, ProgressArg::Bar) => progress::Mode::Bar,
-        (_, ProgressArg::Plain) => progress::Mode::Plain,
-        (_, ProgressArg::Auto) if io::stderr().is_terminal() => progress::Mode::Bar,
-        (_, ProgressArg::Auto) => progress::Mode::None,
-    };
+    let mode = progress_mode(a);
     let display = Progress::new(mode, a.json || a.quiet);
     let kind = if a.closed { "closed" } else { "open" };
     if !a.json {

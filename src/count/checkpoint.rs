@@ -459,6 +459,8 @@ fn read_as(path: &Path, in_ledger: bool) -> Result<Loaded, CheckpointError> {
                 "its format is not one this program reads (its first line is '{}')",
                 crate::error::clip(line.as_deref().unwrap_or_default())
             )
+        } else if bytes.starts_with(b"knights-row ") {
+            "it is the checkpoint of a row (`knights count ROWSxCOLS --lengths FIRST..LAST --checkpoint FILE`): the same command with --lengths goes on from it, and prints its lengths".to_string()
         } else if in_ledger {
             format!("its first line is not '{LEDGER_MAGIC}'")
         } else {

@@ -1688,6 +1688,22 @@ fn ledger_files(dir: &Path) -> Vec<String> {
     v
 }
 
+/// A count of 7x6 on one thread with checkpoint `a` and ledger `led`, without progress.
+fn ledger_args_7x6<'p>(a: &'p Path, led: &'p Path) -> [&'p str; 10] {
+    [
+        "count",
+        "7x6",
+        "--threads",
+        "1",
+        "--checkpoint",
+        path_str(a),
+        "--ledger",
+        path_str(led),
+        "--progress",
+        "none",
+    ]
+}
+
 /// A run killed while it writes a ledger record leaves that record whole under its temporary
 /// name, the rename not made. The resume takes it for no record: the checkpoint's piece is
 /// written to the ledger from the checkpoint's line, with the figures of the machine that
@@ -1697,18 +1713,7 @@ fn a_record_left_under_its_temporary_name_is_written_again_from_the_checkpoint()
     let dir = tempfile::tempdir().unwrap();
     let led = dir.path().join("ledger");
     let a = dir.path().join("a.ckpt");
-    let args = [
-        "count",
-        "7x6",
-        "--threads",
-        "1",
-        "--checkpoint",
-        path_str(&a),
-        "--ledger",
-        path_str(&led),
-        "--progress",
-        "none",
-    ];
+    let args = ledger_args_7x6(&a, &led);
     assert_eq!(finish(&args)["directed"], OPEN_7X6);
     let piece = led.join("piece-00001.log");
     let whole = fs::read_to_string(&piece).unwrap();
@@ -1756,18 +1761,7 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     let dir = tempfile::tempdir().unwrap();
     let led = dir.path().join("ledger");
     let a = dir.path().join("a.ckpt");
-    let args = [
-        "count",
-        "7x6",
-        "--threads",
-        "1",
-        "--checkpoint",
-        path_str(&a),
-        "--ledger",
-        path_str(&led),
-        "--progress",
-        "none",
-    ];
+    let args = ledger_args_7x6(&a, &led);
     // paced past its second ledger record (a record is two saves: the checkpoint's line, the
     // ledger's file), so that it is killed running with two pieces kept
     let mut child = spawn_paced(&args, 4);

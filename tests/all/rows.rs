@@ -334,6 +334,24 @@ fn bad_rows_are_refused_naming_the_value() {
         .unwrap();
     assert!(out.status.success());
     let ck = count_ck.to_str().unwrap();
+    // a row's checkpoint given to status or to a one-board count is named as such
+    let row_ck = dir.path().join("row.ckpt");
+    let out = knights()
+        .args(["count", "4x5", "--lengths", "1..5", "--checkpoint"])
+        .arg(&row_ck)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let row_ck = row_ck.to_str().unwrap();
+    for args in [
+        vec!["status", row_ck],
+        vec!["count", "4x5", "--checkpoint", row_ck],
+    ] {
+        let out = knights().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("the checkpoint of a row"), "{args:?}: {err}");
+    }
     for (args, says) in [
         (vec!["count", "6x30", "--lengths", "0..3"], "--lengths 0..3"),
         (vec!["count", "6x30", "--lengths", "5..3"], "--lengths 5..3"),
