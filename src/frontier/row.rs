@@ -265,6 +265,13 @@ fn walk_row<K: Key>(
     run.saver.saved = column > 0;
     while column < columns {
         for li in 0..lanes.len() {
+            // the other lanes' layers are held beside this one's tables, within the bound
+            run.sweep.beside = lanes
+                .iter()
+                .enumerate()
+                .filter(|&(j, l)| j != li && l.walking())
+                .map(|(_, l)| l.layer.bytes())
+                .sum();
             let end = ((column + 1) * w).min(lanes[li].steps.len());
             while lanes[li].at < end {
                 let lane = &mut lanes[li];
@@ -344,9 +351,14 @@ fn walk_fork<K: Key>(
 ) -> Result<BigUint, Stopped> {
     let mut tours = BigUint::ZERO;
     let mut cur: Option<Node<K>> = None;
+    let beside = run.sweep.beside;
     for step in steps {
         let src = cur.as_ref().map_or_else(|| layer.src(), Node::src);
-        let (next, t) = run.sweep.step(src, step, |_| true)?;
+        // past its first step the fork reads its own layer, the lane's held beside
+        run.sweep.beside = beside + if cur.is_some() { layer.bytes() } else { 0 };
+        let stepped = run.sweep.step(src, step, |_| true);
+        run.sweep.beside = beside;
+        let (next, t) = stepped?;
         tours += t;
         run.sweep.peak_states = run.sweep.peak_states.max(next.len());
         if let Some(old) = cur.replace(next) {
