@@ -170,18 +170,7 @@ pub(crate) fn run(a: &CountArgs) -> Result<u8> {
 /// kept and what to do: the checkpoint's pieces and its last save, the scratch folder, and the
 /// command that resumes.
 fn disk_failed(job: &Job, e: &knights::durable::DiskError) -> crate::SystemFailure {
-    let scratch = job.scratch_dir();
-    let remedy = if e.is_full() {
-        format!(
-            "free some space in '{}', or give a folder on a larger disk with --scratch DIR (or a larger --max-memory, so that less goes to disk)",
-            scratch.display()
-        )
-    } else {
-        format!(
-            "check the disk of '{}', or give another folder with --scratch DIR",
-            scratch.display()
-        )
-    };
+    let remedy = disk_remedy(&job.scratch_dir(), e);
     let kept = match &job.checkpoint {
         Some(p) => {
             let pieces = knights::count::checkpoint::read(p).map_or_else(
@@ -259,6 +248,7 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
     }
     let board = a.board;
     let piece = a.piece.piece.clone();
+    // before the table's header is printed (the row checks it again as it starts)
     row::check(board, &lengths, &piece)?;
     let (stop, hurry) = stop_on_signals()?;
     let job = RowJob {
@@ -354,14 +344,32 @@ fn disk_failed_row(
     job: &knights::count::row::RowJob,
     e: &knights::durable::DiskError,
 ) -> crate::SystemFailure {
+    let remedy = disk_remedy(&job.scratch_dir(), e);
     let kept = match &job.checkpoint {
         Some(p) => format!(
-            "the lengths counted are kept in '{}'{}; free some space or give another folder with --scratch DIR, then resume with: {}",
+            "the lengths counted are kept in '{}'{}; {remedy}, then resume with: {}",
             p.display(),
             last_save(p),
             resume_command()
         ),
-        None => "nothing of the row is kept (with --checkpoint FILE a row can be resumed); free some space or give another folder with --scratch DIR".to_string(),
+        None => format!(
+            "nothing of the row is kept (with --checkpoint FILE a row can be resumed); {remedy}"
+        ),
     };
     crate::SystemFailure(format!("{e}; {kept}"))
+}
+
+/// What to do about a disk that failed under the tables' scratch folder `scratch`.
+fn disk_remedy(scratch: &std::path::Path, e: &knights::durable::DiskError) -> String {
+    if e.is_full() {
+        format!(
+            "free some space in '{}', or give a folder on a larger disk with --scratch DIR (or a larger --max-memory, so that less goes to disk)",
+            scratch.display()
+        )
+    } else {
+        format!(
+            "check the disk of '{}', or give another folder with --scratch DIR",
+            scratch.display()
+        )
+    }
 }

@@ -448,12 +448,8 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
     if job.checkpoint.is_some() || job.scratch.is_some() {
         crate::durable::sweep(&frontier::scratch_dir(&job.limits()));
     }
-    if let Some(dir) = job.checkpoint.as_deref().and_then(std::path::Path::parent) {
-        crate::durable::sweep(if dir.as_os_str().is_empty() {
-            std::path::Path::new(".")
-        } else {
-            dir
-        });
+    if let Some(path) = &job.checkpoint {
+        crate::durable::sweep_beside(path);
     }
     let threads = job.thread_count();
     let t0 = Instant::now();

@@ -42,6 +42,32 @@ pub struct RowJob {
     pub abandon: Option<std::sync::Arc<AtomicBool>>,
 }
 
+impl RowJob {
+    /// The bounds the row's sweep works within.
+    fn limits(&self) -> Limits {
+        Limits {
+            threads: self
+                .threads
+                .map_or_else(super::driver::default_threads, NonZeroUsize::get),
+            max_memory: self.max_memory,
+            force: true,
+            shards: 1,
+            checkpoint: self.checkpoint.clone(),
+            split: None,
+            scratch: self.scratch.clone(),
+            tree: TreeSize::default(),
+            abandon: self.abandon.clone(),
+        }
+    }
+
+    /// Where the sweep's tables that pass the memory bound go: `--scratch`, else the
+    /// checkpoint's folder, else the system's temporary folder.
+    #[must_use]
+    pub fn scratch_dir(&self) -> PathBuf {
+        crate::frontier::scratch_dir(&self.limits())
+    }
+}
+
 /// One length of a row, counted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Length {
@@ -260,88 +286,54 @@ pub fn run(
         .map(CheckpointLock::acquire)
         .transpose()?;
     // the files runs that ended left beside the checkpoint (temporaries of a write cut short)
-    if let Some(dir) = job.checkpoint.as_deref().and_then(Path::parent) {
-        crate::durable::sweep(if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        });
+    if let Some(path) = &job.checkpoint {
+        crate::durable::sweep_beside(path);
     }
-    let mut done = match &job.checkpoint {
+    // the lengths the checkpoint holds (told as resumed), and those this run counts
+    let known = match &job.checkpoint {
         Some(p) => read_checkpoint(p, job)?,
         None => BTreeMap::new(),
     };
-    let threads = job
-        .threads
-        .map_or_else(super::driver::default_threads, NonZeroUsize::get);
-    let limits = Limits {
-        threads,
-        max_memory: job.max_memory,
-        force: true,
-        shards: 1,
-        checkpoint: job.checkpoint.clone(),
-        split: None,
-        scratch: job.scratch.clone(),
-        tree: TreeSize::default(),
-        abandon: job.abandon.clone(),
-    };
+    let mut done = known.clone();
     let mut lengths = Vec::new();
     let mut next = *job.lengths.start();
     let end = *job.lengths.end();
-    // the lengths told so far, in order, from what is known
-    let mut tell_known = |done: &BTreeMap<u32, BigUint>,
-                          fresh: &std::collections::BTreeSet<u32>,
-                          next: &mut u32,
-                          lengths: &mut Vec<Length>| {
-        while *next <= end {
-            let Some(t) = done.get(next) else { break };
-            let l = Length::new(job.width, *next, t.clone(), !fresh.contains(next));
+    // tells the lengths known in order from `next` on
+    let mut tell_known = |done: &BTreeMap<u32, BigUint>, next: &mut u32, lengths: &mut Vec<_>| {
+        while let Some(t) = done.get(next).filter(|_| *next <= end) {
+            let l = Length::new(job.width, *next, t.clone(), known.contains_key(next));
             tell(&l, t0.elapsed().as_secs_f64());
             lengths.push(l);
             *next += 1;
         }
     };
-    let mut fresh = std::collections::BTreeSet::new();
-    tell_known(&done, &fresh, &mut next, &mut lengths);
-    let known = done.clone();
-    let mut failed: Option<RunError> = None;
-    let ran = {
+    tell_known(&done, &mut next, &mut lengths);
+    let ran = if next > end {
+        None
+    } else {
         let mut record = |k: u32, t: &BigUint| -> Result<(), RunError> {
             done.insert(k, t.clone());
-            fresh.insert(k);
             if let Some(p) = &job.checkpoint {
                 write_checkpoint(p, job, &done)?;
             }
-            tell_known(&done, &fresh, &mut next, &mut lengths);
+            tell_known(&done, &mut next, &mut lengths);
             Ok(())
         };
-        if known.len() as u32 == end - job.lengths.start() + 1 {
-            None
-        } else {
-            match super::driver::with_threads(job.threads, || {
-                crate::frontier::row(
-                    job.width,
-                    job.lengths.clone(),
-                    &job.piece,
-                    job.closed,
-                    &limits,
-                    &known,
-                    stop,
-                    obs,
-                    &mut record,
-                )
-            }) {
-                Ok(Ok(r)) => Some(r),
-                Ok(Err(e)) | Err(e) => {
-                    failed = Some(e);
-                    None
-                }
-            }
-        }
+        let limits = job.limits();
+        Some(super::driver::with_threads(job.threads, || {
+            crate::frontier::row(
+                job.width,
+                job.lengths.clone(),
+                &job.piece,
+                job.closed,
+                &limits,
+                &known,
+                stop,
+                obs,
+                &mut record,
+            )
+        })??)
     };
-    if let Some(e) = failed {
-        return Err(e);
-    }
     Ok(RowOutcome {
         finished: next > end,
         lengths,

@@ -21,7 +21,7 @@ mod run;
 
 pub use error::{CheckpointError, DiskError, TABLE_FILE};
 pub use lock::{CheckpointLock, TurnLock};
-pub use replace::{beside, dead_temporaries, run_files};
+pub use replace::{beside, dead_temporaries, run_files, sweep_beside};
 pub(crate) use replace::{read_regular, replace, replace_with, writable};
 pub(crate) use run::same_file;
 pub use run::{Claim, PREFIX, claim, name, remove_own, run_id, serial, stale, sweep};

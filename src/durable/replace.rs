@@ -81,6 +81,13 @@ pub fn dead_temporaries(checkpoint: &Path) -> Vec<PathBuf> {
 }
 
 /// The folder a file is in (`.` for a bare name).
+/// Removes the files runs that ended left in the folder of `path` (a checkpoint: the
+/// temporaries of a write cut short, a killed count's tables), whoever's they were; the files
+/// removed.
+pub fn sweep_beside(path: &Path) -> Vec<PathBuf> {
+    super::sweep(folder_of(path))
+}
+
 fn folder_of(path: &Path) -> &Path {
     path.parent()
         .filter(|d| !d.as_os_str().is_empty())

@@ -20,16 +20,6 @@
 use super::*;
 use crate::walk::layout::Step;
 
-/// The rules a walk of `board` counts under (as [`Run::new`] makes them for a symmetric count).
-fn rules_of(walk: &Walk, closed: bool) -> Rules {
-    Rules {
-        mirror: true,
-        ends_on_majority: !closed && walk.ends_on_majority(),
-        ends_differ: !closed && walk.ends_differ(),
-        ..Rules::default()
-    }
-}
-
 /// The walk of the board `width × length` along its `length` side (the window across `width`,
 /// whichever side is longer).
 pub(crate) fn row_walk(width: u32, length: u32, piece: &Piece) -> Walk {
@@ -185,7 +175,7 @@ fn walk_row<K: Key>(
     // the lengths by the rules their walks count under, each rule a lane walking its longest
     let mut by_rules: Vec<(Rules, Vec<u32>)> = Vec::new();
     for k in lengths.clone() {
-        let r = rules_of(&row_walk(width, k, piece), closed);
+        let r = Rules::counting(&row_walk(width, k, piece), closed, true);
         match by_rules.iter_mut().find(|(q, _)| *q == r) {
             Some((_, ks)) => ks.push(k),
             None => by_rules.push((r, vec![k])),

@@ -69,7 +69,8 @@ impl<'a, K: Key> Run<'a, K> {
         let spec = req.spec;
         let closed = spec.closed;
         let number = |s| walk.number(s);
-        let mut rules = Rules::default();
+        let symmetric = symmetric(spec);
+        let mut rules = Rules::counting(&walk, closed, symmetric);
         let mut settled = None;
         match (spec.from.map(number), spec.to.map(number)) {
             (Some(a), Some(b)) if a == b && walk.n > 1 => {
@@ -95,10 +96,6 @@ impl<'a, K: Key> Run<'a, K> {
             let one = if closed { 0u32 } else { 1 };
             settled = Some((BigUint::from(one), "a board of one square"));
         }
-        let symmetric = symmetric(spec);
-        rules.mirror = symmetric;
-        rules.ends_on_majority = !closed && walk.ends_on_majority();
-        rules.ends_differ = !closed && walk.ends_differ();
         let cut = match method {
             Method::Sweep => None,
             Method::Meet | Method::MeetAt(_) => {

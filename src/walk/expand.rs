@@ -420,11 +420,7 @@ mod tests {
     fn knight_walk(rows: u32, cols: u32, closed: bool) -> (Board, Walk, Rules) {
         let board = Board::new(rows, cols).unwrap();
         let walk = Walk::new(board, &Piece::knight(), false);
-        let rules = Rules {
-            ends_on_majority: !closed && walk.ends_on_majority(),
-            ends_differ: !closed && walk.ends_differ(),
-            ..Rules::default()
-        };
+        let rules = Rules::counting(&walk, closed, false);
         (board, walk, rules)
     }
 

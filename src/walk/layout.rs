@@ -164,7 +164,7 @@ pub(crate) enum Role {
 
 /// A square not yet walked, with at most one neighbour not yet walked, whose walked neighbours
 /// are in the window: it can still take two edges only if enough of those are not full.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Look<K> {
     /// Its walk number (for telling which board's square it is: see `frontier::row`).
     pub(crate) square: u32,
@@ -181,8 +181,8 @@ pub(crate) struct Look<K> {
     pub(crate) on_a: bool,
 }
 
-/// One step of a walk (compared where two walks share their first steps: see `frontier::row`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One step of a walk.
+#[derive(Clone, Debug)]
 pub(crate) struct Step<K> {
     /// Slots (after the shift) of the neighbours it may take edges to.
     pub(crate) back: Vec<u32>,
@@ -224,7 +224,7 @@ pub(crate) struct Step<K> {
 /// the right the window shows every one but the path's own ends, which are at the far end of
 /// the pieces marked [`super::state::TERM`]. So the number of those on A is
 /// `balance - (free on A - free on B) - (window ends on A) + pieces`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Colours<K> {
     /// `#A - #B` over the squares walked so far.
     pub(crate) balance: i32,
@@ -258,6 +258,17 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
+    /// The rules of a count of every tour of `walk` (no fixed ends): the colour rules where the
+    /// tours are open, the mirror merge where `mirror`.
+    pub(crate) fn counting(walk: &Walk, closed: bool, mirror: bool) -> Rules {
+        Rules {
+            mirror,
+            ends_on_majority: !closed && walk.ends_on_majority(),
+            ends_differ: !closed && walk.ends_differ(),
+            ..Rules::default()
+        }
+    }
+
     fn boundary(&self, v: u32) -> bool {
         self.cut.is_some_and(|c| v >= c)
     }

@@ -1688,6 +1688,16 @@ fn ledger_files(dir: &Path) -> Vec<String> {
     v
 }
 
+/// The figures every ledger record carries (`peak_mib` or `peak_mib_since_start`).
+const RECORD_FIGURES: [&str; 6] = [
+    "commit=",
+    "cores=",
+    "memory_gib=",
+    "wall_s=",
+    "cpu_s=",
+    "peak_mib",
+];
+
 /// A count of 7x6 on one thread with checkpoint `a` and ledger `led`, without progress.
 fn ledger_args_7x6<'p>(a: &'p Path, led: &'p Path) -> [&'p str; 10] {
     [
@@ -1729,14 +1739,7 @@ fn a_record_left_under_its_temporary_name_is_written_again_from_the_checkpoint()
     assert!(record.contains(" from_checkpoint=yes"), "{record}");
     // the same count and the same figures as the record the rename lost
     let first = whole.lines().nth(HEADER_LINES).unwrap();
-    for key in [
-        "commit=",
-        "cores=",
-        "memory_gib=",
-        "wall_s=",
-        "cpu_s=",
-        "peak_mib=",
-    ] {
+    for key in RECORD_FIGURES {
         let of = |r: &str| {
             r.split(' ')
                 .find(|w| w.starts_with(key))
@@ -1784,14 +1787,7 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
         let text = fs::read_to_string(f).unwrap();
         assert!(text.starts_with("knights-ledger 1\n"), "{text}");
         let record = text.lines().nth(HEADER_LINES).unwrap();
-        for key in [
-            "commit=",
-            "cores=",
-            "memory_gib=",
-            "wall_s=",
-            "cpu_s=",
-            "peak_mib",
-        ] {
+        for key in RECORD_FIGURES {
             assert!(record.contains(key), "{key} missing: {record}");
         }
         assert_eq!(text.lines().count(), HEADER_LINES + 1, "{text}");
