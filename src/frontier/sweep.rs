@@ -150,7 +150,11 @@ impl<K: Key> Sweep<'_, K> {
         route: &(impl Fn(K) -> usize + Sync),
     ) -> Result<(Vec<Builder<K>>, BigUint), Stopped> {
         let shape = src.shape().with_limbs(limbs);
-        let held = src.bytes();
+        // a layer read from disk holds its chunk's buffers instead (see `frames::READ_HELD`)
+        let held = match src {
+            Src::Mem(l) => l.bytes(),
+            Src::Disk(_) => crate::disk::frames::READ_HELD,
+        };
         let each = expect / n as u64 + 1;
         let builders: Vec<Builder<K>> = (0..n)
             .map(|_| self.table(each, shape, held, n as u64))

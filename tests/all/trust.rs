@@ -915,6 +915,22 @@ fn bytes_of(size: &str) -> u64 {
     n.parse::<u64>().unwrap() << if unit == "G" { 30 } else { 20 }
 }
 
+/// A count whose layers go to disk while the root of its left half waits in memory keeps to
+/// its bound on two threads: before, `count 6x10 --max-memory 64M` held the root (9.9 MiB)
+/// uncounted beside its walk and a chunk's buffer of twice its size, and was resident in 88 to
+/// 91 MiB (62 after).
+#[test]
+fn a_count_holding_a_root_beside_layers_on_disk_keeps_to_its_bound() {
+    let args = ["count", "6x10", "--threads", "2", "--max-memory", "64M"];
+    let (code, peak, err) = peak_resident(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        peak <= bytes_of("64M"),
+        "6x10 on 2 threads under 64M: {} KiB resident",
+        peak >> 10
+    );
+}
+
 /// The memory bound is the whole process's, as a user measures it: a count, and the exact
 /// sampler met in the middle, under the smallest bound their refusal names (on 1, 2 and 4
 /// threads: each thread holds its own beside the tables) stay resident within it. Before,
