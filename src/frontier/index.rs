@@ -14,8 +14,8 @@ use super::join::*;
 
 /// A right state ready for joining.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Right {
-    pub(super) mates: u64,
+pub(crate) struct Right<L> {
+    pub(super) mates: L,
     pub(super) term: u32,
 }
 
@@ -71,20 +71,81 @@ pub(super) fn group_runs(
     runs
 }
 
-/// The right half's states grouped by class and terminals (see [`group`]).
-pub(crate) struct RightIndex {
-    pub(super) classes: FxHashMap<u64, (usize, usize)>,
-    pub(super) states: Vec<Right>,
+/// The right half's states grouped by class and terminals, their links packed as the
+/// crossing's width needs (see [`Links`]).
+pub(crate) enum RightIndex {
+    /// Up to [`NARROW`] boundary squares.
+    Narrow(Index<u64>),
+    /// Up to [`MAX_BOUNDARY`].
+    Wide(Index<u128>),
+}
+
+impl RightIndex {
+    /// Indexes the right half's table `right` (see [`Index::new`]).
+    pub(crate) fn new<K: Key>(right: Layer<K>, slots: &Boundary) -> RightIndex {
+        if slots.slots.len() as u32 <= NARROW {
+            RightIndex::Narrow(Index::new(right, slots))
+        } else {
+            RightIndex::Wide(Index::new(right, slots))
+        }
+    }
+
+    /// Indexes the right half's table in a file (see [`Index::from_file`]).
+    pub(crate) fn from_file<K: Key>(
+        right: &Spill<K>,
+        slots: &Boundary,
+    ) -> Result<RightIndex, DiskError> {
+        Ok(if slots.slots.len() as u32 <= NARROW {
+            RightIndex::Narrow(Index::from_file(right, slots)?)
+        } else {
+            RightIndex::Wide(Index::from_file(right, slots)?)
+        })
+    }
+
+    /// Bytes it holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        match self {
+            RightIndex::Narrow(i) => i.bytes(),
+            RightIndex::Wide(i) => i.bytes(),
+        }
+    }
+
+    /// The groups its states are in.
+    pub(super) fn groups(&self) -> Vec<u64> {
+        match self {
+            RightIndex::Narrow(i) => i.classes.keys().copied().collect(),
+            RightIndex::Wide(i) => i.classes.keys().copied().collect(),
+        }
+    }
+
+    /// Bytes an index holds for each state of a table of the right half with `squares`
+    /// boundary squares while it is made: a row while the rows are sorted, then the state's
+    /// links and first count word, beside the table it is made from.
+    pub(crate) fn bytes_per_state(squares: u32) -> u64 {
+        if squares <= NARROW {
+            (std::mem::size_of::<Row<u64>>() + std::mem::size_of::<Right<u64>>() + 8) as u64
+        } else {
+            (std::mem::size_of::<Row<u128>>() + std::mem::size_of::<Right<u128>>() + 8) as u64
+        }
+    }
+}
+
+/// The right half's states grouped by class and terminals (see [`group`]): each group a dense
+/// number (`classes`) and the run of its rows (`runs`).
+pub(crate) struct Index<L> {
+    pub(super) classes: FxHashMap<u64, u32>,
+    pub(super) runs: Vec<(usize, usize)>,
+    pub(super) states: Vec<Right<L>>,
     pub(super) counts: Vec<u64>,
     pub(super) limbs: usize,
 }
 
-impl RightIndex {
+impl<L: Links> Index<L> {
     /// Bytes it holds.
     pub(crate) fn bytes(&self) -> u64 {
-        (self.states.len() * std::mem::size_of::<Right>()
+        (self.states.len() * std::mem::size_of::<Right<L>>()
             + self.counts.len() * 8
-            + self.classes.len() * 32) as u64
+            + self.classes.len() * 40) as u64
     }
 
     /// Indexes the right half's table `right` as the crossing sees it: boundary square `j` is
@@ -96,7 +157,7 @@ impl RightIndex {
     /// of the state); one sort by group makes the groups runs. Counts of more than one word are
     /// read back from the table by place. (Before the digit tree, rows were made twice, as sort
     /// keys and then read back from the table at random: 8x8 closed spent 43 of its 267 s so.)
-    pub(crate) fn new<K: Key>(right: Layer<K>, slots: &Boundary) -> RightIndex {
+    pub(crate) fn new<K: Key>(right: Layer<K>, slots: &Boundary) -> Index<L> {
         let limbs = right.limbs();
         // every row in one allocation of the table's size, each part filling its own run: a
         // collect of unknown length held its pieces and their copy at once, with room to
@@ -127,7 +188,7 @@ impl RightIndex {
         });
         // one-word counts are in the rows: the table is let go before the index is made
         let right = (limbs > 1).then_some(right);
-        RightIndex::of_rows(rows, limbs, |r| match &right {
+        Index::of_rows(rows, limbs, |r| match &right {
             None => vec![r.first],
             Some(right) => {
                 let (_, c) = right.at((r.place >> 32) as usize, (r.place & 0xFFFF_FFFF) as usize);
@@ -142,7 +203,7 @@ impl RightIndex {
     pub(crate) fn from_file<K: Key>(
         right: &Spill<K>,
         slots: &Boundary,
-    ) -> Result<RightIndex, DiskError> {
+    ) -> Result<Index<L>, DiskError> {
         let limbs = right.shape.limbs;
         let mut rows = Vec::with_capacity(right.len as usize);
         let mut wide: Vec<u64> = Vec::new();
@@ -161,7 +222,7 @@ impl RightIndex {
                 }
             }
         })?;
-        Ok(RightIndex::of_rows(rows, limbs, |r| {
+        Ok(Index::of_rows(rows, limbs, |r| {
             if limbs == 1 {
                 vec![r.first]
             } else {
@@ -173,12 +234,24 @@ impl RightIndex {
 
     /// The index of `rows`, sorted by group here, whose counts of `limbs` words `count` gives.
     pub(super) fn of_rows(
-        mut rows: Vec<Row>,
+        mut rows: Vec<Row<L>>,
         limbs: usize,
-        count: impl Fn(&Row) -> Vec<u64> + Sync,
-    ) -> RightIndex {
+        count: impl Fn(&Row<L>) -> Vec<u64> + Sync,
+    ) -> Index<L> {
         rows.par_sort_unstable_by_key(|r| r.group);
-        let classes = group_runs(rows.len(), |i| rows[i].group);
+        let mut runs: Vec<(u64, (usize, usize))> = group_runs(rows.len(), |i| rows[i].group)
+            .into_iter()
+            .collect();
+        runs.sort_unstable();
+        assert!(
+            runs.len() < 1 << (64 - ROW_BITS),
+            "{} groups of right states are past what a sort key numbers",
+            runs.len()
+        );
+        let classes = (runs.iter().enumerate())
+            .map(|(id, &(g, _))| (g, id as u32))
+            .collect();
+        let runs = runs.into_iter().map(|(_, r)| r).collect();
         let states = rows
             .par_iter()
             .map(|r| Right {
@@ -191,8 +264,9 @@ impl RightIndex {
         } else {
             rows.par_iter().flat_map_iter(&count).collect()
         };
-        RightIndex {
+        Index {
             classes,
+            runs,
             states,
             counts,
             limbs,
@@ -205,7 +279,7 @@ impl RightIndex {
 /// that the states joining a crossing state come in the order the sampler draws among them.
 pub(crate) struct SampleJoin {
     pub(super) classes: FxHashMap<u64, (usize, usize)>,
-    pub(super) states: Vec<Right>,
+    pub(super) states: Vec<Right<u64>>,
     pub(super) counts: Vec<u64>,
     pub(super) places: Vec<u32>,
     pub(super) want: u32,
@@ -222,7 +296,7 @@ impl SampleJoin {
         slots: &Boundary,
         closed: bool,
     ) -> Option<SampleJoin> {
-        let mut rows: Vec<(u64, u32, Right, u64)> = right
+        let mut rows: Vec<(u64, u32, Right<u64>, u64)> = right
             .par_iter()
             .enumerate()
             .map(|(i, e)| {
@@ -349,9 +423,9 @@ impl SampleJoin {
 
 /// A right state's row while the index is made.
 #[derive(Clone, Copy, Default)]
-pub(super) struct Row {
+pub(super) struct Row<L> {
     pub(super) group: u64,
-    pub(super) mates: u64,
+    pub(super) mates: L,
     pub(super) term: u32,
     /// The count's first word, and where the state is in its table (part, place).
     pub(super) first: u64,
@@ -363,7 +437,7 @@ pub(super) struct Row {
 /// needs are in none cannot be joined. One bit per need pattern, read as a number in base 3
 /// (what square `j` needs is digit `j`), so the test is a few nibble reads and one bit.
 pub(crate) struct Prefixes {
-    pub(super) bits: Vec<Vec<u64>>,
+    pub(super) bits: Vec<Patterns>,
     /// Steps at which every need pattern occurs (the test would pass every state: skipped).
     pub(super) full: Vec<bool>,
     /// For step `i`, byte `b` of a state and its value `v`: the digits its two slots add,
@@ -374,23 +448,22 @@ pub(crate) struct Prefixes {
 impl Prefixes {
     /// The prefixes of `index`'s classes over `squares` boundary squares.
     pub(crate) fn new(index: &RightIndex, squares: usize) -> Prefixes {
-        let mut bits: Vec<Vec<u64>> = (0..squares)
-            .map(|i| vec![0u64; 3usize.pow(i as u32 + 1).div_ceil(64)])
+        let mut bits: Vec<Patterns> = (0..squares)
+            .map(|i| Patterns::new(3u64.pow(i as u32 + 1)))
             .collect();
-        for &key in index.classes.keys() {
+        for key in index.groups() {
             // the class over squares 0..=j is the class modulo 3^(j+1)
             let c = key >> 2;
             let mut pow = 1;
             for b in &mut bits {
                 pow *= 3;
-                let t = (c % pow) as usize;
-                b[t / 64] |= 1 << (t % 64);
+                b.insert(c % pow);
             }
         }
         let full = bits
             .iter()
             .enumerate()
-            .map(|(i, b)| (0..3usize.pow(i as u32 + 1)).all(|t| b[t / 64] >> (t % 64) & 1 != 0))
+            .map(|(i, b)| b.len() == 3u64.pow(i as u32 + 1))
             .collect();
         let digits = (0..squares)
             .map(|i| {
@@ -417,6 +490,53 @@ impl Prefixes {
             t,
             (0..=i as u32).fold(0usize, |t, s| t * 3 + need(k.get(s)) as usize)
         );
-        self.bits[i][t / 64] >> (t % 64) & 1 != 0
+        self.bits[i].has(t as u64)
+    }
+}
+
+/// The need patterns of some boundary squares that some class meets: a bit each where the
+/// patterns are few enough (up to 3^16, 5 MiB), else a set of those met (3^20 bits would be
+/// 436 MB, and a right half holds some millions of classes at most).
+pub(crate) enum Patterns {
+    Bits(Vec<u64>, u64),
+    Set(rustc_hash::FxHashSet<u64>),
+}
+
+impl Patterns {
+    fn new(patterns: u64) -> Patterns {
+        if patterns <= 3u64.pow(16) {
+            Patterns::Bits(vec![0; patterns.div_ceil(64) as usize], 0)
+        } else {
+            Patterns::Set(rustc_hash::FxHashSet::default())
+        }
+    }
+
+    fn insert(&mut self, t: u64) {
+        match self {
+            Patterns::Bits(b, n) => {
+                let w = &mut b[(t / 64) as usize];
+                *n += u64::from(*w >> (t % 64) & 1 == 0);
+                *w |= 1 << (t % 64);
+            }
+            Patterns::Set(s) => {
+                s.insert(t);
+            }
+        }
+    }
+
+    /// Patterns met.
+    fn len(&self) -> u64 {
+        match self {
+            Patterns::Bits(_, n) => *n,
+            Patterns::Set(s) => s.len() as u64,
+        }
+    }
+
+    #[inline]
+    fn has(&self, t: u64) -> bool {
+        match self {
+            Patterns::Bits(b, _) => b[(t / 64) as usize] >> (t % 64) & 1 != 0,
+            Patterns::Set(s) => s.contains(&t),
+        }
     }
 }

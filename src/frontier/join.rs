@@ -24,8 +24,76 @@ use crate::walk::state::{Key, TERM, has, need};
 use super::index::*;
 pub(crate) use super::index::{Prefixes, RightIndex, SampleJoin};
 
-/// Boundary squares a join handles (their links are packed 4 bits each in a `u64`).
-pub(crate) const MAX_BOUNDARY: u32 = 16;
+/// Boundary squares a join handles: their links are packed 4 bits each in a `u64` up to 16
+/// ([`NARROW`]: boards up to 8 wide for the knight), 5 bits each in a `u128` past them (boards
+/// 9 and 10 wide, whose crossings have 18 and 20). The classes a crossing asks for are numbers
+/// in base 3 of a digit a square, and [`Prefixes`] sums them in `u32`: 3^20 fits, 3^21 does not.
+pub(crate) const MAX_BOUNDARY: u32 = 20;
+
+/// Boundary squares whose links fit a `u64`, 4 bits each, which the byte shuffles of the join
+/// read as a permutation of 16 bytes.
+pub(crate) const NARROW: u32 = 16;
+
+/// The partner of each boundary square along its piece, packed: `u64` for up to [`NARROW`]
+/// squares, `u128` for up to [`MAX_BOUNDARY`]. The join of narrow links walks pairs by byte
+/// shuffles where the processor has them; wide links are walked square by square.
+pub(crate) trait Links:
+    Copy + Default + PartialEq + Send + Sync + std::fmt::Debug + 'static
+{
+    /// Boundary squares it holds.
+    const SQUARES: u32;
+    /// The partner of square `s`.
+    fn link(self, s: u32) -> u32;
+    /// These links with squares `a` and `b` each other's partner.
+    fn pair(self, a: u32, b: u32) -> Self;
+    /// [`run_sums`] for these links: the fastest way this processor has.
+    fn run_sums(
+        left: &[(Self, u32)],
+        ends: u32,
+        rights: &[Right<Self>],
+        counts: &[u64],
+        closed: bool,
+    ) -> Vec<u128> {
+        walked_run(left, ends, rights, counts, closed)
+    }
+}
+
+impl Links for u64 {
+    const SQUARES: u32 = NARROW;
+    #[inline]
+    fn link(self, s: u32) -> u32 {
+        link(self, s)
+    }
+    #[inline]
+    fn pair(self, a: u32, b: u32) -> u64 {
+        self | u64::from(b) << (4 * a) | u64::from(a) << (4 * b)
+    }
+    fn run_sums(
+        left: &[(u64, u32)],
+        ends: u32,
+        rights: &[Right<u64>],
+        counts: &[u64],
+        closed: bool,
+    ) -> Vec<u128> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(kernel) = shuffle::Kernel::detect() {
+            return shuffled_run(kernel, left, ends, rights, counts);
+        }
+        walked_run(left, ends, rights, counts, closed)
+    }
+}
+
+impl Links for u128 {
+    const SQUARES: u32 = MAX_BOUNDARY;
+    #[inline]
+    fn link(self, s: u32) -> u32 {
+        ((self >> (5 * s)) & 31) as u32
+    }
+    #[inline]
+    fn pair(self, a: u32, b: u32) -> u128 {
+        self | u128::from(b) << (5 * a) | u128::from(a) << (5 * b)
+    }
+}
 
 /// The boundary squares of a state in crossing order `j = 0..m`: square `j` is in slot
 /// `slot(j)`.
@@ -53,10 +121,11 @@ impl Boundary {
             .fold(0, |c, &s| c * 3 + has(k.get(s)))
     }
 
-    /// Each boundary square's partner along its piece (4 bits each) and the squares whose piece
-    /// leads to a terminal.
-    pub(super) fn links<K: Key>(&self, k: K) -> (u64, u32) {
-        let mut mates = 0u64;
+    /// Each boundary square's partner along its piece and the squares whose piece leads to a
+    /// terminal.
+    pub(super) fn links<L: Links, K: Key>(&self, k: K) -> (L, u32) {
+        debug_assert!(self.slots.len() as u32 <= L::SQUARES);
+        let mut mates = L::default();
         let mut term = 0u32;
         let mut first = [u8::MAX; 16];
         for (j, &s) in self.slots.iter().enumerate() {
@@ -68,11 +137,25 @@ impl Boundary {
                 if *f == u8::MAX {
                     *f = j as u8;
                 } else {
-                    mates |= (u64::from(*f) << (4 * j)) | ((j as u64) << (4 * u64::from(*f)));
+                    mates = mates.pair(u32::from(*f), j as u32);
                 }
             }
         }
         (mates, term)
+    }
+
+    /// The squares whose piece leads to a terminal.
+    pub(super) fn terminals<K: Key>(&self, k: K) -> u32 {
+        (self.slots.iter().enumerate())
+            .filter(|&(_, &s)| k.get(s) == TERM)
+            .fold(0, |t, (j, _)| t | 1 << j)
+    }
+
+    /// The squares with one edge on each side (those with one edge from the left).
+    pub(super) fn ends<K: Key>(&self, k: K) -> u32 {
+        (self.slots.iter().enumerate())
+            .filter(|&(_, &s)| need(k.get(s)) == 1)
+            .fold(0, |e, (j, _)| e | 1 << j)
     }
 }
 
@@ -83,10 +166,7 @@ impl Boundary {
 pub(crate) fn left_side<K: Key>(b: &Boundary, k: K, want: u32) -> Option<(u64, u64, u32, u32)> {
     let (lm, lt) = b.links(k);
     let rt = want.checked_sub(lt.count_ones())?;
-    let ends = (b.slots.iter().enumerate())
-        .filter(|&(_, &s)| need(k.get(s)) == 1)
-        .fold(0u32, |e, (j, _)| e | 1 << j);
-    Some((group(b.asks(k, b.slots.len()), rt), lm, lt, ends))
+    Some((group(b.asks(k, b.slots.len()), rt), lm, lt, b.ends(k)))
 }
 
 /// A right state as the join reads it: the group it offers, its links and terminals.
@@ -106,7 +186,7 @@ pub(crate) fn pair_joins(left: (u64, u32, u32), right: (u64, u32), closed: bool)
 /// boundary squares `ends` (those with one edge on each side) make one cycle (closed) or one
 /// path between two terminals (open).
 #[cfg(test)]
-fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
+fn joins<L: Links>(lm: L, lt: u32, rm: L, rt: u32, ends: u32, closed: bool) -> bool {
     let n = ends.count_ones();
     (closed || lt.count_ones() + rt.count_ones() == 2)
         && joins_paired(lm, lt, rm, rt, ends, n, closed)
@@ -117,10 +197,10 @@ fn joins(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
 /// (A walk of a fixed number of links, checked at its end, has branches easier to predict but
 /// measured slower: most pairs fail a link or two in.)
 #[inline]
-pub(super) fn joins_paired(
-    lm: u64,
+pub(super) fn joins_paired<L: Links>(
+    lm: L,
     lt: u32,
-    rm: u64,
+    rm: L,
     rt: u32,
     ends: u32,
     n: u32,
@@ -133,7 +213,7 @@ pub(super) fn joins_paired(
         let s0 = ends.trailing_zeros();
         let (mut s, mut seen) = (s0, 0);
         loop {
-            s = link(rm, link(lm, s));
+            s = rm.link(lm.link(s));
             seen += 2;
             if s == s0 || seen > n {
                 return s == s0 && seen == n;
@@ -153,7 +233,7 @@ pub(super) fn joins_paired(
         if t & (1 << s) != 0 {
             return seen == n;
         }
-        s = link(m, s);
+        s = m.link(s);
         seen += 1;
         right = !right;
         if seen > n {
@@ -229,7 +309,10 @@ pub(crate) fn join<K: Key>(
     let mut total = BigUint::ZERO;
     for g in 0..groups {
         let range = g * parts / groups..(g + 1) * parts / groups;
-        total += join_parts(left, range, boundary, right, closed, stop)?;
+        total += match right {
+            RightIndex::Narrow(r) => join_parts(left, range, boundary, r, closed, stop)?,
+            RightIndex::Wide(r) => join_parts(left, range, boundary, r, closed, stop)?,
+        };
     }
     Some(total)
 }
@@ -238,22 +321,23 @@ pub(crate) fn join<K: Key>(
 pub(super) const JOIN_WHOLE: u64 = 1 << 20;
 
 /// [`join`] of the states of `left`'s partitions `parts`.
-pub(super) fn join_parts<K: Key>(
+pub(super) fn join_parts<K: Key, L: Links>(
     left: &Layer<K>,
     parts: std::ops::Range<usize>,
     boundary: &Boundary,
-    right: &RightIndex,
+    right: &Index<L>,
     closed: bool,
     stop: &AtomicBool,
 ) -> Option<BigUint> {
     let m = boundary.slots.len();
     // closed: no terminals on either side; open: two in all
     let want: u32 = if closed { 0 } else { 2 };
+    // the dense number of the group a state asks for (a group of 20 squares' classes is 34
+    // bits, past what a sort key holds beside its place)
     let asks = |k: K| {
-        let (_, lt) = boundary.links(k);
-        let rt = want.checked_sub(lt.count_ones())?;
+        let rt = want.checked_sub(boundary.terminals(k).count_ones())?;
         let g = group(boundary.asks(k, m), rt);
-        right.classes.contains_key(&g).then_some(g)
+        right.classes.get(&g).map(|&id| u64::from(id))
     };
     let mut keys: Vec<u64> = parts
         .into_par_iter()
@@ -268,14 +352,8 @@ pub(super) fn join_parts<K: Key>(
     let of = |key: u64| {
         let (p, i) = key_place(key);
         let (k, c) = left.at(p, i);
-        let (lm, lt) = boundary.links(k);
-        let ends = boundary
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|&(_, &s)| need(k.get(s)) == 1)
-            .fold(0u32, |e, (j, _)| e | 1 << j);
-        (lm, lt, ends, c)
+        let (lm, lt): (L, u32) = boundary.links(k);
+        (lm, lt, boundary.ends(k), c)
     };
     keys.par_chunks(JOIN_CHUNK).for_each(|chunk| {
         // Relaxed: the flag only asks the workers to stop
@@ -303,10 +381,10 @@ pub(super) fn join_parts<K: Key>(
             while end < chunk.len() && key_group(chunk[end]) == g {
                 end += 1;
             }
-            let range = right.classes[&g];
+            let range = right.runs[g as usize];
             let run: Vec<_> = chunk[at..end].iter().map(|&k| of(k)).collect();
             if right.limbs == 1 && run.iter().all(|t| t.3.single().is_some()) {
-                let pieces: Vec<(u64, u32)> = run.iter().map(|t| (t.0, t.1)).collect();
+                let pieces: Vec<(L, u32)> = run.iter().map(|t| (t.0, t.1)).collect();
                 let rows = range.0..range.1;
                 let acc = run_sums(
                     &pieces,
@@ -646,25 +724,21 @@ mod shuffle {
 ///
 /// By byte shuffles where the processor has them ([`shuffle`]: 8x9 closed spent 16 s of a
 /// 46 s piece walking pairs square by square, 6 s so), else the walk of [`joins_paired`].
-pub(super) fn run_sums(
-    left: &[(u64, u32)],
+pub(super) fn run_sums<L: Links>(
+    left: &[(L, u32)],
     ends: u32,
-    rights: &[Right],
+    rights: &[Right<L>],
     counts: &[u64],
     closed: bool,
 ) -> Vec<u128> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(kernel) = shuffle::Kernel::detect() {
-        return shuffled_run(kernel, left, ends, rights, counts);
-    }
-    walked_run(left, ends, rights, counts, closed)
+    L::run_sums(left, ends, rights, counts, closed)
 }
 
 /// [`run_sums`] by the walk of each pair square by square.
-pub(super) fn walked_run(
-    left: &[(u64, u32)],
+pub(super) fn walked_run<L: Links>(
+    left: &[(L, u32)],
     ends: u32,
-    rights: &[Right],
+    rights: &[Right<L>],
     counts: &[u64],
     closed: bool,
 ) -> Vec<u128> {
@@ -689,7 +763,7 @@ fn shuffled_run(
     kernel: shuffle::Kernel,
     left: &[(u64, u32)],
     ends: u32,
-    rights: &[Right],
+    rights: &[Right<u64>],
     counts: &[u64],
 ) -> Vec<u128> {
     let Some(cycle) = Cycle::of(ends, left[0].1) else {
@@ -721,16 +795,14 @@ pub(super) const JOIN_CHUNK: usize = 1 << 14;
 pub(crate) mod tests {
     use super::*;
 
-    fn mates(pairs: &[(u32, u32)]) -> u64 {
-        pairs.iter().fold(0, |m, &(a, b)| {
-            m | u64::from(b) << (4 * a) | u64::from(a) << (4 * b)
-        })
+    fn mates<L: Links>(pairs: &[(u32, u32)]) -> L {
+        pairs.iter().fold(L::default(), |m, &(a, b)| m.pair(a, b))
     }
 
     /// Random pieces on the ends `ends`: `terms` of them lead to a terminal, the others are
     /// paired at random.
-    fn random_side(rng: &mut fastrand::Rng, ends: u32, terms: usize) -> (u64, u32) {
-        let mut squares: Vec<u32> = (0..16).filter(|&s| ends >> s & 1 != 0).collect();
+    fn random_side<L: Links>(rng: &mut fastrand::Rng, ends: u32, terms: usize) -> (L, u32) {
+        let mut squares: Vec<u32> = (0..L::SQUARES).filter(|&s| ends >> s & 1 != 0).collect();
         rng.shuffle(&mut squares);
         let term = squares[..terms].iter().fold(0, |t, &s| t | 1 << s);
         let pairs: Vec<(u32, u32)> = squares[terms..].chunks(2).map(|p| (p[0], p[1])).collect();
@@ -740,8 +812,8 @@ pub(crate) mod tests {
     /// Whether two sides make one tour, by another method than the walk: the graph of the ends
     /// and both sides' links is one piece (union-find) with as many links as a cycle (closed)
     /// or a path (open: the terminals leave one end short) through every end has.
-    fn one_tour(lm: u64, lt: u32, rm: u64, rt: u32, ends: u32, closed: bool) -> bool {
-        let mut root: Vec<u32> = (0..16).collect();
+    fn one_tour<L: Links>(lm: L, lt: u32, rm: L, rt: u32, ends: u32, closed: bool) -> bool {
+        let mut root: Vec<u32> = (0..L::SQUARES).collect();
         fn find(root: &mut [u32], s: u32) -> u32 {
             let mut s = s;
             while root[s as usize] != s {
@@ -751,15 +823,15 @@ pub(crate) mod tests {
         }
         let mut links = 0;
         for (m, t) in [(lm, lt), (rm, rt)] {
-            for s in (0..16).filter(|&s| ends >> s & 1 != 0 && t >> s & 1 == 0) {
-                let (a, b) = (find(&mut root, s), find(&mut root, link(m, s)));
+            for s in (0..L::SQUARES).filter(|&s| ends >> s & 1 != 0 && t >> s & 1 == 0) {
+                let (a, b) = (find(&mut root, s), find(&mut root, m.link(s)));
                 root[a as usize] = b;
                 links += 1;
             }
         }
         // each link was met from both its ends
         let links = links / 2;
-        let mut pieces: Vec<u32> = (0..16)
+        let mut pieces: Vec<u32> = (0..L::SQUARES)
             .filter(|&s| ends >> s & 1 != 0)
             .map(|s| find(&mut root, s))
             .collect();
@@ -804,7 +876,7 @@ pub(crate) mod tests {
             } else {
                 rng.usize(0..40)
             };
-            let rights: Vec<Right> = (0..rows)
+            let rights: Vec<Right<u64>> = (0..rows)
                 .map(|_| {
                     let (mates, term) = random_side(&mut rng, ends, rt);
                     Right { mates, term }
@@ -857,10 +929,101 @@ pub(crate) mod tests {
         assert!(seen.len() > 30, "{} kinds of case", seen.len());
     }
 
+    /// Wide links (5 bits a square in a `u128`, up to 20 boundary squares): the walk of a run
+    /// sums what the union-find of each pair finds, over every number of ends to 20 and every
+    /// split of the terminals; and on 16 squares or fewer, the same pieces packed narrow give
+    /// the same sums (the shuffles' path among them).
+    #[test]
+    fn wide_links_join_as_the_union_find_and_as_narrow_links_do() {
+        let mut rng = fastrand::Rng::with_seed(29);
+        let mut joined = [0u32; 2];
+        for case in 0..3000 {
+            let closed = case % 2 == 0;
+            let n = if closed {
+                2 * rng.u32(1..=10)
+            } else {
+                rng.u32(1..=20)
+            };
+            let mut squares: Vec<u32> = (0..MAX_BOUNDARY).collect();
+            rng.shuffle(&mut squares);
+            let ends = squares[..n as usize].iter().fold(0u32, |e, &s| e | 1 << s);
+            let lt = if closed {
+                0
+            } else if n % 2 == 1 {
+                1
+            } else {
+                2 * rng.usize(0..=1)
+            };
+            let rt = if closed { 0 } else { 2 - lt };
+            let tile: Vec<(u128, u32)> = (0..rng.usize(1..=5))
+                .map(|_| random_side(&mut rng, ends, lt))
+                .collect();
+            let rights: Vec<Right<u128>> = (0..rng.usize(0..30))
+                .map(|_| {
+                    let (mates, term) = random_side(&mut rng, ends, rt);
+                    Right { mates, term }
+                })
+                .collect();
+            let counts: Vec<u64> = rights.iter().map(|_| rng.u64(..1 << 40)).collect();
+            let sums = run_sums(&tile, ends, &rights, &counts, closed);
+            for (x, &(lm, l_t)) in tile.iter().enumerate() {
+                let mut want = 0u128;
+                for (r, &c) in rights.iter().zip(&counts) {
+                    let tour = one_tour(lm, l_t, r.mates, r.term, ends, closed);
+                    assert_eq!(tour, joins(lm, l_t, r.mates, r.term, ends, closed));
+                    joined[usize::from(tour)] += 1;
+                    want += if tour { u128::from(c) } else { 0 };
+                }
+                assert_eq!(sums[x], want, "case {case}, lane {x}, {n} ends");
+            }
+            // the same pieces on the first 16 squares, narrow
+            if ends >> NARROW == 0 {
+                let narrow = |m: u128| {
+                    (0..NARROW)
+                        .filter(|&s| ends >> s & 1 != 0)
+                        .fold(0u64, |a, s| a | u64::from(m.link(s)) << (4 * s))
+                };
+                let tile: Vec<(u64, u32)> = tile.iter().map(|&(m, t)| (narrow(m), t)).collect();
+                let rights: Vec<Right<u64>> = (rights.iter())
+                    .map(|r| Right {
+                        mates: narrow(r.mates),
+                        term: r.term,
+                    })
+                    .collect();
+                assert_eq!(run_sums(&tile, ends, &rights, &counts, closed), sums);
+            }
+        }
+        assert!(joined[0] > 1000 && joined[1] > 100, "{joined:?}");
+    }
+
+    /// A crossing state's links read from its slots: a square's partner is the other square of
+    /// its label, past the 16th square too, and terminals are the squares of the label `TERM`.
+    #[test]
+    fn links_are_read_from_the_slots_past_sixteen_squares() {
+        use crate::walk::state::Key;
+        // 20 slots of 4 bits in a u128: labels 2 (a terminal), then pairs 3..=11
+        let codes: [u8; 20] = [
+            3, 4, 5, 6, 7, 8, 9, 10, 11, 2, 11, 10, 9, 8, 7, 6, 5, 4, 3, 0,
+        ];
+        let k = codes
+            .iter()
+            .enumerate()
+            .fold(0u128, |k, (s, &c)| k.set(s as u32, c));
+        let b = Boundary {
+            slots: (0..20).collect(),
+        };
+        let (m, t): (u128, u32) = b.links(k);
+        assert_eq!(t, 1 << 9);
+        assert_eq!(b.terminals(k), t);
+        for j in 0..9 {
+            assert_eq!((m.link(j), m.link(18 - j)), (18 - j, j), "square {j}");
+        }
+    }
+
     #[test]
     fn two_matchings_make_one_cycle_or_two() {
         // squares 0..4: left pairs 0-1, 2-3; right pairs 1-2, 3-0: one cycle 0-1-2-3-0
-        let (l, r1, r2) = (
+        let (l, r1, r2): (u64, u64, u64) = (
             mates(&[(0, 1), (2, 3)]),
             mates(&[(1, 2), (3, 0)]),
             mates(&[(0, 1), (2, 3)]),
@@ -872,11 +1035,11 @@ pub(crate) mod tests {
     #[test]
     fn paths_need_exactly_two_terminals_and_every_end() {
         // left: 0 leads to a terminal, 1-2 paired; right: 0-1 paired, 2 leads to a terminal
-        let (l, r) = (mates(&[(1, 2)]), mates(&[(0, 1)]));
+        let (l, r): (u64, u64) = (mates(&[(1, 2)]), mates(&[(0, 1)]));
         assert!(joins(l, 0b001, r, 0b100, 0b111, false));
         // a square both of whose sides end at terminals is a path of its own: not all ends
-        assert!(!joins(0, 0b1, 0, 0b1, 0b11, false));
-        assert!(joins(0, 0b1, 0, 0b1, 0b1, false));
+        assert!(!joins(0u64, 0b1, 0, 0b1, 0b11, false));
+        assert!(joins(0u64, 0b1, 0, 0b1, 0b1, false));
         // three terminals
         assert!(!joins(l, 0b001, r, 0b101, 0b111, false));
     }

@@ -117,6 +117,18 @@ pub fn splits(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
         && auto_cut(&Walk::new(board, piece, spec.wide), symmetric(spec)).is_some()
 }
 
+/// The boundary squares of the crossing where this count meets in the middle, if it does.
+#[must_use]
+pub fn crossing_squares(board: Board, piece: &Piece, spec: &CountSpec) -> Option<u32> {
+    let walk = Walk::new(board, piece, spec.wide);
+    supports(board, piece, spec).ok()?;
+    auto_cut(&walk, symmetric(spec)).map(|c| c.cross * walk.w)
+}
+
+/// The most boundary squares the exact sampler joins across (its join packs their links in a
+/// `u64`; the count's joins wider crossings, to [`join::MAX_BOUNDARY`]).
+pub const SAMPLE_CROSSING: u32 = join::NARROW;
+
 /// Whether a count's tours have fixed ends, so that each is counted once with its direction.
 fn fixed(spec: &CountSpec) -> bool {
     if spec.closed {

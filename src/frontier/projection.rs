@@ -16,9 +16,6 @@ pub struct Reach {
     pub shared_seconds: f64,
 }
 
-/// Bytes the join's index of the right half holds a state at its largest (see `right_index`).
-pub(super) const INDEX_BYTES: u64 = 64;
-
 /// How many times longer a count takes whose tables pass the bound and go through disk (7x7
 /// open under 128M and 8x8 closed under 256M took 1.3 and 1.4 times their time in memory).
 pub(super) const DISK_SLOWDOWN: f64 = 1.5;

@@ -511,17 +511,18 @@ impl<'a, K: Key> Run<'a, K> {
         cut: Cut,
         may_cut: bool,
     ) -> Result<RightIndex, RunError> {
-        // the index holds a row of 40 bytes a state while it is sorted, then 24 a state, beside
-        // the table it is made from: checked against the tables' share of the bound, where the
-        // tree can cut the side again (at the column's end it cannot, and it is made anyway,
-        // from the file where the side went to disk)
-        let need = right.bytes() + INDEX_BYTES * right.len();
+        // the index holds a row a state while it is sorted, then the state's links and count,
+        // beside the table it is made from (64 bytes a state up to 16 boundary squares, 88
+        // past them): checked against the tables' share of the bound, where the tree can cut
+        // the side again (at the column's end it cannot, and it is made anyway, from the file
+        // where the side went to disk)
+        let (w, h) = (self.walk.w, cut.cross);
+        let m = w * h;
+        let need = right.bytes() + RightIndex::bytes_per_state(m) * right.len();
         let room = self.sweep.limit.tables.saturating_sub(self.sweep.beside);
         if may_cut && need > room {
             return Err(self.memory_error(need + self.sweep.beside, self.total.saturating_sub(1)));
         }
-        let (w, h) = (self.walk.w, cut.cross);
-        let m = w * h;
         let slots = Boundary {
             slots: (0..m)
                 .map(|j| {

@@ -730,6 +730,7 @@ fn meet_engine(
         symmetry: true,
         ..CountSpec::default()
     };
+    narrow_crossing(board, piece, &spec).map_err(and)?;
     let secs = crate::frontier::reach_under(board, piece, &spec, CHOICE_THREADS, req.max_memory)
         .map_err(|e| and(e.to_string()))?
         .seconds;
@@ -776,6 +777,18 @@ fn meet_described(b: Box<dyn meet::Batch>, closed: bool, how: &str) -> (Engine, 
     (Engine::Meet(b), how, total)
 }
 
+/// Why the exact sampler cannot draw inside the count met in the middle of `board`: a crossing
+/// of more boundary squares than its join takes.
+fn narrow_crossing(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), String> {
+    match crate::frontier::crossing_squares(board, piece, spec) {
+        Some(m) if m > crate::frontier::SAMPLE_CROSSING => Err(format!(
+            "exact sampling inside a count met in the middle joins crossings of at most {} squares, and the crossing of {board} has {m}: --method chain draws from a Markov chain instead",
+            crate::frontier::SAMPLE_CROSSING
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The sampler by way of the ledger in `dir` (`meet.rs`), or why not.
 fn ledger_engine(
     board: Board,
@@ -783,6 +796,13 @@ fn ledger_engine(
     req: &Request,
     dir: &std::path::Path,
 ) -> Result<(Engine, String, BigUint), Fault> {
+    let spec = CountSpec {
+        closed: req.closed,
+        from: req.from,
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    narrow_crossing(board, piece, &spec)?;
     let whole = crate::count::folder::whole(dir).map_err(|e| e.to_string())?;
     let b = meet::from_ledger(board, piece, req, whole, &dir.display().to_string())?;
     let how = b.describe();

@@ -690,6 +690,77 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
     );
 }
 
+/// Crossings of 17 to 20 boundary squares (the join's wide links: boards 9 and 10 wide for the
+/// knight, walked the long way with `--window wide` here, and leapers of reach 3 on boards 6
+/// wide): the pieces of the digit tree, at several depths and leaf sizes, add up to the count of
+/// one sweep (no meeting: an independent method), and the wide window gives what the narrow
+/// one does. Before, these counts were swept in one piece.
+#[test]
+fn wide_crossings_pieces_add_up_to_the_sweep() {
+    use frontier::Method;
+    let tree = |depth: u32, leaf: u64| TreeSize {
+        depth: Some(depth),
+        leaf_states: Some(leaf),
+        tables: None,
+    };
+    let mut checked = 0;
+    // (the closed tours of 5x10 through the wide window are checked against the narrow
+    // window's count only: its one sweep takes half a minute)
+    for (rows, cols, name, closed, wide) in [
+        (4, 9, "knight", false, true),
+        (5, 10, "knight", true, true),
+        (6, 6, "3,0+2,2", true, false),
+        (6, 7, "3,0+2,2", true, false),
+        (6, 8, "zebra", false, false),
+    ] {
+        let (b, p): (Board, Piece) = (board(rows, cols), name.parse().unwrap());
+        let sp = CountSpec {
+            wide,
+            ..spec(closed)
+        };
+        let m = frontier::crossing_squares(b, &p, &sp);
+        assert!(
+            m.is_some_and(|m| (17..=20).contains(&m)),
+            "{b} {p}: crossing {m:?}"
+        );
+        let narrow = frontier::count_with(b, &p, &spec(closed), Method::Auto, TreeSize::default())
+            .unwrap_or_else(|e| panic!("{b} {p} narrow: {e}"));
+        let sweep = if rows * cols < 50 {
+            frontier::count_with(b, &p, &sp, Method::Sweep, TreeSize::default())
+                .unwrap_or_else(|e| panic!("{b} {p} sweep: {e}"))
+        } else {
+            narrow.clone()
+        };
+        assert_eq!(
+            (&sweep.directed, &sweep.undirected),
+            (&narrow.directed, &narrow.undirected),
+            "{b} {p} closed={closed}: the wide window against the narrow"
+        );
+        let trees = if rows * cols < 50 {
+            vec![
+                TreeSize::default(),
+                tree(0, u64::MAX),
+                tree(1, 1000),
+                tree(3, 200),
+            ]
+        } else {
+            vec![TreeSize::default(), tree(1, 1000)]
+        };
+        for t in trees {
+            let c = frontier::count_with(b, &p, &sp, Method::Auto, t)
+                .unwrap_or_else(|e| panic!("{b} {p} {t:?}: {e}"));
+            assert!(c.how.contains("met in the middle"), "{b} {p}: {}", c.how);
+            assert_eq!(
+                (c.directed, c.undirected),
+                (sweep.directed.clone(), sweep.undirected.clone()),
+                "{b} {p} closed={closed} {t:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 18);
+}
+
 /// The frontier engine with its tables sent through disk (a share of memory of 64 KiB, so that
 /// every layer past a few thousand states is written out a partition at a time and combined
 /// back, every right side is cut down the digit tree, and every large node and crossing waits
