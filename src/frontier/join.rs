@@ -462,7 +462,7 @@ impl Cycle {
         let spare = (!ends).trailing_zeros();
         let odd = term.count_ones() == 1;
         let n = ends.count_ones() + u32::from(odd);
-        (2..=16).contains(&n).then_some(Cycle {
+        (2..=NARROW).contains(&n).then_some(Cycle {
             spare,
             s0: ends.trailing_zeros(),
             half: n / 2,
@@ -475,11 +475,8 @@ impl Cycle {
         let a = term.trailing_zeros();
         match term.count_ones() {
             0 => mates,
-            1 => mates | u64::from(self.spare) << (4 * a) | u64::from(a) << (4 * self.spare),
-            _ => {
-                let b = (term & (term - 1)).trailing_zeros();
-                mates | u64::from(b) << (4 * a) | u64::from(a) << (4 * b)
-            }
+            1 => mates.pair(a, self.spare),
+            _ => mates.pair(a, (term & (term - 1)).trailing_zeros()),
         }
     }
 }
