@@ -126,7 +126,7 @@ pub fn crossing_squares(board: Board, piece: &Piece, spec: &CountSpec) -> Option
 }
 
 /// The most boundary squares the exact sampler joins across (its join packs their links in a
-/// `u64`; the count's joins wider crossings, to [`join::MAX_BOUNDARY`]).
+/// `u64`; the count joins wider crossings, of up to 20 squares: `join::MAX_BOUNDARY`).
 pub const SAMPLE_CROSSING: u32 = join::NARROW;
 
 /// Whether a count's tours have fixed ends, so that each is counted once with its direction.

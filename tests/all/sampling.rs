@@ -465,6 +465,24 @@ fn cli_says_which_method_and_refuses_bad_input() {
         err.contains("--max-memory") && err.lines().count() == 1,
         "{err}"
     );
+    // the exact sampler met in the middle joins crossings of at most 16 squares; a leaper of
+    // reach 3 on a board 6 wide crosses 18, and asking for it is refused in one line that says
+    // what works instead (the count itself joins 20: issue 68)
+    let out = knights()
+        .args([
+            "sample", "6x7", "--closed", "--piece", "3,0+2,2", "--tables", "meet", "--method",
+            "exact",
+        ])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("at most 16 squares")
+            && err.contains("has 18")
+            && err.contains("--method chain")
+            && err.lines().count() == 1,
+        "{err}"
+    );
     for (args, needle) in [
         (vec!["sample", "6x6", "-n", "x"], "'x'"),
         (vec!["sample", "6x6", "--method", "fast"], "fast"),
