@@ -370,7 +370,12 @@ impl<K: Key> Run<'_, K> {
         let part = self
             .expected
             .filter(|e| self.cut.is_some() && e.of.is_none_or(|of| e.pieces < of));
+        // a shard of a count not yet cut (nothing recorded): the walk its pieces share, then
+        // its share of the pieces at the mean piece's (a shard is about 1/N of them)
+        let shards = self.limits.shards.max(1);
+        let sharded = part.is_none() && self.cut.is_some() && shards > 1;
         let seconds = match part {
+            None if sharded => (r.shared_seconds + r.seconds / f64::from(shards)) * slow,
             None => plan.seconds,
             Some(e) => {
                 let share = e.of.map_or(0.0, |of| e.pieces as f64 / of.max(1) as f64);
@@ -387,10 +392,15 @@ impl<K: Key> Run<'_, K> {
         } else {
             "projected from the growth of the columns walked so far, which may err a few times either way"
         };
+        let these = if sharded {
+            format!("one shard of {shards} of these tours")
+        } else {
+            "these tours".to_string()
+        };
         let force = self.limits.force;
         if seconds > crate::dfs::REACH_SECONDS && !force {
             return Err(Error::Refused(format!(
-                "counting these tours on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables, and the count at {} on {} thread{} ({basis}); that is more than 30 days on this machine: it needs many more cores{estimate}; --force starts it anyway",
+                "counting {these} on {} with the frontier engine is out of reach: its largest layer is projected at {:.1e} states, about {} of tables, and the count at {} on {} thread{} ({basis}); that is more than 30 days on this machine: it needs many more cores{estimate}; --force starts it anyway",
                 self.req.board,
                 r.states,
                 human_bytes(r.bytes as u64),
@@ -402,7 +412,7 @@ impl<K: Key> Run<'_, K> {
         }
         if let Some(free) = plan.free.filter(|&f| (f as f64) < plan.disk && !force) {
             return Err(Error::Refused(format!(
-                "counting these tours on {} needs about {} of disk for the tables that pass the memory bound ({} of tables projected, the bound {}) and about {} on {} thread{} ({basis}), and the scratch folder '{}' has {} free: give a folder on a larger disk with --scratch DIR, or a larger --max-memory; --force starts it anyway",
+                "counting {these} on {} needs about {} of disk for the tables that pass the memory bound ({} of tables projected, the bound {}) and about {} on {} thread{} ({basis}), and the scratch folder '{}' has {} free: give a folder on a larger disk with --scratch DIR, or a larger --max-memory; --force starts it anyway",
                 self.req.board,
                 human_bytes(plan.disk as u64),
                 human_bytes(r.bytes as u64),
@@ -418,7 +428,7 @@ impl<K: Key> Run<'_, K> {
         let unsaved = seconds > UNSAVED_SECONDS && self.saver.path.is_none();
         if unsaved && !force {
             return Err(Error::Refused(format!(
-                "counting these tours on {} would take about {} on {} thread{} and {} of memory ({basis}), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one){estimate}",
+                "counting {these} on {} would take about {} on {} thread{} and {} of memory ({basis}), and nothing would be kept if it stopped: add --checkpoint FILE so that a stop loses at most the part in progress (or --force to start it without one){estimate}",
                 self.req.board,
                 human_duration(seconds),
                 threads,
@@ -434,7 +444,7 @@ impl<K: Key> Run<'_, K> {
             ));
         }
         // (a run of a part says so where the whole is long, however short its part)
-        if seconds > 60.0 || (part.is_some() && plan.seconds > 60.0) {
+        if seconds > 60.0 || ((part.is_some() || sharded) && plan.seconds > 60.0) {
             let disk = if plan.disk > 0.0 {
                 format!(
                     " and about {} of disk in '{}' for the tables past the bound ({} of tables projected; a bound of {} would keep them in memory)",
@@ -462,6 +472,11 @@ impl<K: Key> Run<'_, K> {
                 format!("about {}", human_duration(seconds))
             };
             let what = match part {
+                None if sharded => format!(
+                    "this shard may take {time}: the walk every piece shares first (about {}), then about 1/{shards} of the pieces at the mean piece's share (pieces differ by their class: the records project them once the count is cut); the whole count, about {}",
+                    human_duration(r.shared_seconds * slow),
+                    human_duration(plan.seconds)
+                ),
                 None => format!("this count may take {time}"),
                 Some(e) => {
                     let pieces = format!(

@@ -624,6 +624,21 @@ fn a_run_of_some_pieces_projects_its_part_not_the_whole() {
         err.contains("for the 1 to count (at the mean piece's share)"),
         "{err}"
     );
+    // a shard of a count nothing has cut yet projects its share, not the whole as its own
+    let out = knights()
+        .args(["count", "7x8", "--shard", "0/4"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("note: this shard may take about ")
+            && first.contains(": the walk every piece shares first (about ")
+            && first.contains("then about 1/4 of the pieces")
+            && first.contains("; the whole count, about "),
+        "{err}"
+    );
 }
 
 /// A count started with --force and no checkpoint, projected past an hour (the fail point
