@@ -31,6 +31,7 @@ fn main() -> anyhow::Result<()> {
         depth: value("depth=").first().copied(),
         leaf_states: value("leaf=").first().map(|&n| u64::from(n)),
         tables: None,
+        column_states: None,
     };
     let spec = CountSpec {
         closed,

@@ -87,6 +87,10 @@ pub struct TreeSize {
     pub depth: Option<u32>,
     /// The most states of a node walked to its end as one leaf (at least 1).
     pub leaf_states: Option<u64>,
+    /// The most states a column of the forward walk starts from and is still walked whole,
+    /// not cut as a digit tree (by default `walk::sizes::COLUMN_TREE_STATES`): the tests set it
+    /// small to cut a small board's columns, and stop and resume inside one.
+    pub column_states: Option<u64>,
     /// The bytes the tables may hold in memory before they go to disk (by default half the
     /// memory bound, see `walk::sizes::table_bytes`): the tests set it small to send every
     /// layer through disk.

@@ -446,8 +446,11 @@ impl<K: Key> Run<'_, K> {
         while done < end {
             let t = Instant::now();
             let read0 = self.sweep.read;
-            let leaf = if layer.len() > COLUMN_TREE_STATES && self.walk.column_free() {
-                LEAF_STATES
+            let tree = self.limits.tree;
+            let leaf = if layer.len() > tree.column_states.unwrap_or(COLUMN_TREE_STATES)
+                && self.walk.column_free()
+            {
+                tree.leaf_states.unwrap_or(LEAF_STATES)
             } else {
                 u64::MAX
             };
@@ -493,8 +496,14 @@ impl<K: Key> Run<'_, K> {
             if done == rq && rq != lsq {
                 right = Some(layer.clone());
             }
-            if self.saver.due() && done < end {
+            // a column whose leaves were recorded is saved at its end before they go (the
+            // last column's end is saved as the split below)
+            let leaves = self.column_log.any();
+            if (leaves || self.saver.due()) && done < end {
                 self.save_forward(done, end, &layer, left.as_ref(), right.as_ref(), false)?;
+            }
+            if leaves && done < end && self.saver.saved {
+                self.column_log.clear();
             }
         }
         if done == lsq && left.is_none() {
@@ -520,6 +529,7 @@ impl<K: Key> Run<'_, K> {
                 None,
             )?;
             self.saver.clear();
+            self.column_log.clear();
         }
         self.make_roots(left, right, rate).map(Some)
     }
@@ -677,6 +687,7 @@ impl<K: Key> Run<'_, K> {
     /// tables unless other shards share them (`--split`).
     fn finish_files(&mut self) {
         self.leaves.clear();
+        self.column_log.clear();
         self.saver.clear();
         if let Some(p) = self
             .split_path

@@ -26,6 +26,7 @@
 //! whole number of tours, and the pieces' counts add up to the total exactly.
 
 mod builder;
+mod column;
 mod index;
 pub(crate) mod join;
 mod leaves;

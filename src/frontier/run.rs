@@ -44,6 +44,8 @@ pub(super) struct Run<'a, K: Key> {
     pub(super) column_start: u64,
     /// The finished leaves of the grid piece in progress (`FILE.leaves`).
     pub(super) leaves: leaves::LeafLog,
+    /// The finished leaves of the forward walk's column in progress (`FILE.column/`).
+    pub(super) column_log: column::ColumnLog,
     /// Where a meeting's leaves are told as they are joined (the exact sampler's, see
     /// [`meet_leaves`]); `None` for a count.
     pub(super) sink: Option<std::sync::Mutex<MeetLeaves>>,
@@ -211,6 +213,7 @@ impl<'a, K: Key> Run<'a, K> {
             column_reads: 0.0,
             column_start: 0,
             leaves: leaves::LeafLog::default(),
+            column_log: column::ColumnLog::default(),
             sink: None,
             _key: std::marker::PhantomData,
         })

@@ -18,9 +18,11 @@
 //! once (see `meet.rs`).
 
 use super::Run;
+use super::column::ColumnLog;
 use super::table::{Batch, Builder, Node, Src, Stopped};
 use crate::engine::RunError;
 use crate::error::Error;
+use crate::human::group_u64;
 use crate::walk::layout::Step;
 use crate::walk::state::{Key, has};
 
@@ -53,10 +55,19 @@ impl<K: Key> Run<'_, K> {
         };
         let scratch = self.sweep.scratch.clone();
         let out = Builder::spilling(expect, layer.src().shape(), 0, bound, None, scratch);
+        // the leaves a stopped run finished, and those this one finishes, beside the checkpoint
+        self.column_log = ColumnLog::open(self.limits.checkpoint.as_deref(), base);
         self.sweep.beside += half;
         let walked = self.column_kids(&out, layer, steps, leaf_states, base);
         self.sweep.beside -= half;
         walked?;
+        if self.column_log.resumed > 0 {
+            self.obs.info(&format!(
+                "the column from layer {} went on from its finished leaves: {} of them read back from a stopped run",
+                base - self.offset,
+                group_u64(self.column_log.resumed)
+            ));
+        }
         let stopped = out.failed();
         let bytes = out.bytes();
         let end = out
@@ -80,51 +91,74 @@ impl<K: Key> Run<'_, K> {
             .sweep
             .children(layer.src(), &steps[0], None, 0, |_| true)
             .map_err(|e| self.tree_stopped(e, base))?;
-        for kid in kids {
-            self.column_node(out, kid, steps, 1, leaf_states, base)?;
+        for (d, kid) in kids.into_iter().enumerate() {
+            self.column_node(out, kid, steps, (1, d as u64), leaf_states, base)?;
         }
         Ok(())
     }
 
+    /// Node `(j, p)` of the column's tree, `layer` its states, gathered into `out`: read back
+    /// where a stopped run recorded it, walked to the column's end where it is a leaf (and
+    /// recorded), else split by the next square's digit.
     fn column_node(
         &mut self,
         out: &Builder<K>,
         layer: Node<K>,
         steps: &[Step<K>],
-        j: usize,
+        (j, p): (usize, u64),
         leaf_states: u64,
         base: usize,
     ) -> Result<(), RunError> {
+        let mut log = std::mem::take(&mut self.column_log);
+        let saved = log.read::<K>(j, p, &self.name, self.walk.key_bytes(), self.spill_to());
+        self.column_log = log;
+        let saved = saved?;
+        if let Some(end) = saved {
+            drop(layer);
+            return self.gather(out, end, base + steps.len());
+        }
         if layer.len() == 0 {
             return Ok(());
         }
-        if layer.len() <= leaf_states || j + 1 >= steps.len() {
+        let split = self.column_log.below(j, p);
+        if !split && (layer.len() <= leaf_states || j + 1 >= steps.len()) {
             let end = self.walk_all(layer.src(), &steps[j..], base + j, "forward")?;
             drop(layer);
-            let read = end.src().par_each(
-                &|| out.failed(),
-                &|| Batch::new(out),
-                &|batch, k, c| batch.push(k, c),
-                &drop,
-            );
-            if let Err(e) = read {
-                return Err(e.into());
-            }
-            if out.failed() {
-                return Err(self.tree_stopped(
-                    Stopped::Memory(out.bytes() + end.bytes()),
-                    base + steps.len(),
-                ));
-            }
-            return Ok(());
+            self.column_log
+                .record(j, p, end.src(), &self.name, self.obs)?;
+            return self.gather(out, end, base + steps.len());
         }
         let kids = self
             .sweep
             .children(layer.src(), &steps[j], None, 0, |_| true)
             .map_err(|e| self.tree_stopped(e, base + j))?;
         drop(layer);
-        for kid in kids {
-            self.column_node(out, kid, steps, j + 1, leaf_states, base)?;
+        for (d, kid) in kids.into_iter().enumerate() {
+            self.column_node(
+                out,
+                kid,
+                steps,
+                (j + 1, p * 3 + d as u64),
+                leaf_states,
+                base,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A leaf's table at the column's end (layer `at`) added to `out`.
+    fn gather(&self, out: &Builder<K>, end: Node<K>, at: usize) -> Result<(), RunError> {
+        let read = end.src().par_each(
+            &|| out.failed(),
+            &|| Batch::new(out),
+            &|batch, k, c| batch.push(k, c),
+            &drop,
+        );
+        if let Err(e) = read {
+            return Err(e.into());
+        }
+        if out.failed() {
+            return Err(self.tree_stopped(Stopped::Memory(out.bytes() + end.bytes()), at));
         }
         Ok(())
     }

@@ -614,8 +614,9 @@ fn frontier_counts_other_pieces_like_the_dfs() {
 /// the count of one sweep (no meeting, no tree: an independent method) on every board it meets
 /// in the middle up to 40 squares, open and closed, with pieces from one to the first column's
 /// every digit and leaves from the whole piece down to single states (every node split to the
-/// last boundary square, as the smallest memory bound makes it), at every cut it allows, and for
-/// other leapers; a count it walks in one sweep (`--from`/`--to`) is one piece.
+/// last boundary square, as the smallest memory bound makes it), with the forward walk's columns
+/// cut as digit trees too, at every cut it allows, and for other leapers; a count it walks in one
+/// sweep (`--from`/`--to`) is one piece.
 #[test]
 fn frontier_tree_pieces_add_up_to_the_sweep() {
     use frontier::Method;
@@ -623,6 +624,7 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
         depth: Some(depth),
         leaf_states: Some(leaf),
         tables: None,
+        column_states: None,
     };
     let count = |b: Board, p: &Piece, sp: &CountSpec, m: Method, t: TreeSize| {
         let c = frontier::count_with(b, p, sp, m, t)
@@ -647,7 +649,12 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
                 }
                 let sweep = count(b, &p, &sp, Method::Sweep, TreeSize::default());
                 let w = b.rows.min(b.cols);
-                let mut sizes = vec![TreeSize::default(), tree(0, u64::MAX), tree(w, 50)];
+                // the forward walk's columns cut as digit trees too, from a column of 20 states
+                let columns = TreeSize {
+                    column_states: Some(20),
+                    ..tree(1, 30)
+                };
+                let mut sizes = vec![TreeSize::default(), tree(0, u64::MAX), tree(w, 50), columns];
                 if b.squares() <= 30 {
                     // every node split down to its last digit
                     sizes.extend([tree(0, 1), tree(2, 1)]);
@@ -702,6 +709,7 @@ fn wide_crossings_pieces_add_up_to_the_sweep() {
         depth: Some(depth),
         leaf_states: Some(leaf),
         tables: None,
+        column_states: None,
     };
     let mut checked = 0;
     // (the closed tours of 5x10 through the wide window are checked against the narrow

@@ -172,6 +172,7 @@ fn check_by_pieces(row: &Row) -> Result<bool, String> {
         depth: Some(2),
         leaf_states: Some(1),
         tables: None,
+        column_states: None,
     };
     let whole = driver::run(&job, &stop, &Quiet).map_err(|e| format!("line {}: {e}", row.line))?;
     if figure(&whole.count) != row.count || whole.units != 9 {

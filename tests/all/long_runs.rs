@@ -2155,6 +2155,7 @@ fn a_long_run_counts_a_piece_of_each_class_first() {
         depth: Some(3),
         leaf_states: None,
         tables: None,
+        column_states: None,
     };
     job.checkpoint = Some(ck.clone());
     let o = driver::run(&job, &AtomicBool::new(false), &Quiet).unwrap();
@@ -2313,5 +2314,104 @@ fn a_save_without_room_on_disk_is_skipped_and_the_count_goes_on() {
     assert!(
         err.contains("warning: ") && err.contains("goes on"),
         "{err}"
+    );
+}
+
+/// A count stopped inside a column of the forward walk that is cut as a digit tree (9x10
+/// closed's fifth column takes hours) goes on from the column's finished leaves, kept beside the
+/// checkpoint (`FILE.column/`), not from the column's start: the resumed run reads back every
+/// leaf recorded but one damaged on purpose (whose leaf it walks again), the count is the
+/// board's, and the folder is gone once the count is done. A column of 20 states is cut here,
+/// into leaves of 30 states, so a board of seconds has columns of many leaves.
+#[test]
+fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
+    use knights::count::driver::{self, Job};
+    use knights::count::{CountSpec, Engine};
+    use knights::engine::TreeSize;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("6x6.ckpt");
+    let column = dir.path().join("6x6.ckpt.column");
+    let spec = CountSpec {
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    let mut job = Job::new(
+        "6x6".parse().unwrap(),
+        knights::Piece::knight(),
+        spec,
+        Engine::Frontier,
+    );
+    job.tree = TreeSize {
+        depth: None,
+        leaf_states: Some(30),
+        tables: None,
+        column_states: Some(20),
+    };
+    job.checkpoint = Some(ck.clone());
+    let leaves = |c: &std::path::Path| fs::read_dir(c).map_or(0, |d| d.flatten().count());
+    // stopped as soon as a column has recorded three leaves
+    struct StopAtLeaves<'a> {
+        stop: &'a AtomicBool,
+        column: &'a std::path::Path,
+    }
+    impl knights::engine::Observer for StopAtLeaves<'_> {
+        fn layer(&self, _: &knights::engine::LayerProgress) {
+            if fs::read_dir(self.column).map_or(0, |d| d.flatten().count()) >= 3 {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let stop = AtomicBool::new(false);
+    let o = driver::run(
+        &job,
+        &stop,
+        &StopAtLeaves {
+            stop: &stop,
+            column: &column,
+        },
+    )
+    .unwrap();
+    assert!(!o.finished, "stopped");
+    let recorded = leaves(&column);
+    assert!(recorded >= 3, "{recorded} leaves recorded");
+    assert!(
+        dir.path().join("6x6.ckpt.layers").exists(),
+        "the column's start saved"
+    );
+    // one leaf's file cut short: not trusted, its leaf walked again
+    let damaged = fs::read_dir(&column)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let len = fs::metadata(&damaged).unwrap().len();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&damaged)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    struct Said(Mutex<Vec<String>>);
+    impl knights::engine::Observer for Said {
+        fn info(&self, m: &str) {
+            self.0.lock().unwrap().push(m.to_string());
+        }
+    }
+    let said = Said(Mutex::new(Vec::new()));
+    let o = driver::run(&job, &AtomicBool::new(false), &said).unwrap();
+    assert!(o.finished);
+    assert_eq!(o.count.directed, OPEN_6X6.into());
+    let said = said.0.into_inner().unwrap();
+    let read_back = format!("{} of them read back from a stopped run", recorded - 1);
+    assert!(
+        said.iter().any(|m| m.contains(&read_back)),
+        "{read_back:?} not in {said:#?}"
+    );
+    assert!(
+        !column.exists(),
+        "the column's leaves removed once the count is done"
     );
 }

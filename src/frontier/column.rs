@@ -1,0 +1,231 @@
+//! The finished leaves of the forward walk's column in progress, kept beside a checkpoint
+//! (`FILE.column/`), so that a count stopped inside a column cut as a digit tree goes on from
+//! its last finished leaf instead of from the column's start: 9x10 closed's fifth column takes
+//! hours on two cores, and the checkpoint holds only the layer the column starts from.
+//!
+//! A leaf is a node `(j, p)` of the column's tree (see `Run::column`): the states after `j`
+//! steps of the column whose squares' digits are `p` (base 3, `j` digits), walked to the
+//! column's end. The leaves of a column are disjoint and cover it however the tree was cut, so
+//! a resumed column reads the recorded leaves' tables back, splits every node with a recorded
+//! leaf below it, and walks the rest as usual: the column's end is the same table.
+//!
+//! Each leaf is a file `B-J-P` in the folder: the leaf's table after the column that starts at
+//! layer `B`, saved as a checkpoint's stage is (`snapshot::save`: written beside and renamed
+//! over, its header naming the run and its states under checksums), so a file of another run,
+//! one cut short or one whose checksums fail is not trusted and its leaf is walked again. The
+//! files of a column that starts at another layer are of a column whose end is saved, or
+//! was never saved; they go as the column begins. The folder goes once the column's end is
+//! saved.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::snapshot::{self, RunName};
+use super::table::{Node, Src};
+use crate::disk::scratch::Scratch;
+use crate::durable::{CheckpointError, beside};
+use crate::engine::{Observer, RunError};
+use crate::walk::state::Key;
+
+/// The phase a leaf's file names.
+const PHASE: &str = "column-leaf";
+
+/// The recorded leaves of the column in progress.
+#[derive(Debug, Default)]
+pub(crate) struct ColumnLog {
+    /// The folder; `None`: nothing is recorded (a count without a checkpoint).
+    dir: Option<PathBuf>,
+    /// The layer the column starts from.
+    base: usize,
+    /// The leaves recorded `(j, p)`.
+    done: BTreeSet<(u32, u64)>,
+    /// Leaves read back so far, and whether the disk's want of room was told.
+    pub(crate) resumed: u64,
+    full: bool,
+}
+
+impl ColumnLog {
+    /// The log of the column that starts at layer `base`, beside `checkpoint`: the leaves its
+    /// folder holds for that column; the files of any other column are removed.
+    pub(crate) fn open(checkpoint: Option<&Path>, base: usize) -> ColumnLog {
+        let dir = checkpoint.map(|c| beside(c, ".column"));
+        let mut done = BTreeSet::new();
+        if let Some(entries) = dir.as_deref().and_then(|d| std::fs::read_dir(d).ok()) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                match parse(&name) {
+                    Some((b, j, p)) if b == base => {
+                        done.insert((j, p));
+                    }
+                    _ => {
+                        let _ = std::fs::remove_file(e.path());
+                    }
+                }
+            }
+        }
+        ColumnLog {
+            dir,
+            base,
+            done,
+            ..ColumnLog::default()
+        }
+    }
+
+    fn path(&self, j: usize, p: u64) -> Option<PathBuf> {
+        self.dir
+            .as_ref()
+            .map(|d| d.join(format!("{}-{j}-{p}", self.base)))
+    }
+
+    /// Whether a leaf is recorded strictly below node `(j, p)`: the node is split, not walked.
+    pub(crate) fn below(&self, j: usize, p: u64) -> bool {
+        self.done
+            .range((j as u32 + 1, 0)..)
+            .any(|&(k, q)| q / 3u64.pow(k - j as u32) == p)
+    }
+
+    /// The table of leaf `(j, p)` where it is recorded and its file reads back whole (into
+    /// memory within `spill`'s bytes, past them to its scratch folder); `None` where it is to
+    /// be walked (not recorded, or a file that cannot be trusted: removed, its leaf walked again).
+    pub(crate) fn read<K: Key>(
+        &mut self,
+        j: usize,
+        p: u64,
+        name: &RunName,
+        key_bytes: usize,
+        spill: Option<(&Scratch, u64)>,
+    ) -> Result<Option<Node<K>>, RunError> {
+        if !self.done.contains(&(j as u32, p)) {
+            return Ok(None);
+        }
+        let Some(path) = self.path(j, p) else {
+            return Ok(None);
+        };
+        let read = snapshot::load_to::<K>(&path, name, key_bytes, spill, None);
+        let leaf = match read {
+            Ok(Some(mut s)) if s.phase == PHASE && s.done == self.base => s.take("leaf"),
+            // the machine's disk failing under the scratch folder is the count's error
+            Err(e @ RunError::Disk(_)) => return Err(e),
+            _ => None,
+        };
+        if leaf.is_none() {
+            self.done.remove(&(j as u32, p));
+            let _ = std::fs::remove_file(&path);
+        } else {
+            self.resumed += 1;
+        }
+        Ok(leaf)
+    }
+
+    /// Records leaf `(j, p)`, its table `leaf` after the column: saved before it joins the
+    /// column's end. A disk without room for it skips the record (told once): a stop then
+    /// walks that leaf again.
+    pub(crate) fn record<K: Key>(
+        &mut self,
+        j: usize,
+        p: u64,
+        leaf: Src<'_, K>,
+        name: &RunName,
+        obs: &dyn Observer,
+    ) -> Result<(), RunError> {
+        let (Some(dir), Some(path)) = (self.dir.clone(), self.path(j, p)) else {
+            return Ok(());
+        };
+        if self.full {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| CheckpointError::Io {
+            action: "make",
+            path: dir.clone(),
+            source: e,
+        })?;
+        let steps = (j, 0);
+        match snapshot::save(
+            &path,
+            name,
+            PHASE,
+            self.base,
+            steps,
+            &[("leaf", leaf)],
+            None,
+        ) {
+            Ok(_) => {
+                self.done.insert((j as u32, p));
+                Ok(())
+            }
+            Err(CheckpointError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::StorageFull =>
+            {
+                self.full = true;
+                obs.warn(&format!(
+                    "'{}' has no room for the column's finished leaves: the count goes on, and a stop before the column ends walks it again from its start",
+                    dir.display()
+                ));
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Whether a leaf is recorded (the column's end is to be saved before they go).
+    pub(crate) fn any(&self) -> bool {
+        !self.done.is_empty()
+    }
+
+    /// Removes the folder: the column's end is saved (or the count is done).
+    pub(crate) fn clear(&mut self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+        self.done.clear();
+    }
+}
+
+/// `B-J-P` of a leaf's file name.
+fn parse(name: &str) -> Option<(usize, u32, u64)> {
+    let mut it = name.split('-');
+    let b = it.next()?.parse().ok()?;
+    let j = it.next()?.parse().ok()?;
+    let p = it.next()?.parse().ok()?;
+    it.next().is_none().then_some((b, j, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leaf_name_is_three_numbers() {
+        assert_eq!(parse("36-2-7"), Some((36, 2, 7)));
+        for bad in [
+            "36-2",
+            "36-2-7-1",
+            "x-2-7",
+            "36-2-",
+            ".knights-tmp.1.36-2-7",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn files_of_another_column_go_as_a_column_begins() {
+        let dir = tempfile::tempdir().unwrap();
+        let ck = dir.path().join("c.ckpt");
+        let col = beside(&ck, ".column");
+        std::fs::create_dir_all(&col).unwrap();
+        for f in ["36-1-2", "36-2-5", "27-1-0", "junk"] {
+            std::fs::write(col.join(f), b"x").unwrap();
+        }
+        let log = ColumnLog::open(Some(&ck), 36);
+        assert_eq!(
+            log.done.iter().copied().collect::<Vec<_>>(),
+            [(1, 2), (2, 5)]
+        );
+        assert!(col.join("36-1-2").exists() && !col.join("27-1-0").exists());
+        assert!(!col.join("junk").exists());
+        // a node with a leaf below it: (2, 5) lies under (1, 1) (5 = 1*3 + 2), not under (1, 0)
+        assert!(log.below(1, 1) && !log.below(1, 0) && !log.below(1, 2));
+        assert!(log.below(0, 0) && !log.below(2, 5));
+    }
+}
