@@ -597,6 +597,12 @@ pub struct BenchArgs {
     /// Run only the suite's items whose name contains TEXT (e.g. "6x6", "closed", "tours").
     #[arg(long, value_name = "TEXT")]
     pub only: Option<String>,
+    /// Time fixed counts (the DFS on 6x6 open, 5x8 open and 6x8 closed, the frontier engine on
+    /// 7x7 open and 8x8 closed; --suite full adds 6x9 closed through the wide window) on each of
+    /// these thread counts, with the speedup and efficiency against one thread and a model's
+    /// projected speedup; counts past this machine's cores are projected only (e.g. 1,2,4,16,64).
+    #[arg(long, value_name = "N,...", conflicts_with = "threads")]
+    pub scaling: Option<String>,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,

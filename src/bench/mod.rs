@@ -10,6 +10,7 @@
 
 pub mod known;
 pub mod plot;
+pub mod scaling;
 pub mod table;
 
 use std::fmt;
@@ -550,6 +551,17 @@ pub fn time_count(
         symmetry: true,
         ..CountSpec::default()
     };
+    time_count_spec(board, spec, engine, limit)
+}
+
+/// [`time_count`] of the count `spec` asks for (the wide window, say).
+pub fn time_count_spec(
+    board: Board,
+    spec: CountSpec,
+    engine: Engine,
+    limit: Duration,
+) -> Result<TimedCount, driver::RunError> {
+    let closed = spec.closed;
     // threads: None, so the driver runs on the pool this is called in
     let job = Job::new(board, Piece::knight(), spec, engine);
     let stop = AtomicBool::new(false);
@@ -727,7 +739,7 @@ fn tours_once(board: Board, solver: Solver, budget: u64) -> Run {
 }
 
 /// The machine's load average over the last minute, where the system tells it.
-fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
         .split_whitespace()

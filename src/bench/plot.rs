@@ -182,6 +182,112 @@ pub fn svg(r: &Report) -> Result<String, PlotError> {
     Ok(text)
 }
 
+/// The colours of the scaling chart's items, in turn.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 78, 153),
+    RGBColor(86, 150, 220),
+    RGBColor(46, 139, 87),
+    RGBColor(230, 126, 34),
+    RGBColor(192, 57, 43),
+    RGBColor(142, 68, 173),
+    RGBColor(90, 90, 90),
+    RGBColor(200, 160, 20),
+];
+
+/// The `bench --scaling` chart as an SVG document: speedup against threads, both on log
+/// scales; each item's measured speedups as dots joined by a line, the model's projection as a
+/// dashed line of the same colour, and the ideal (speedup = threads) in grey.
+pub fn scaling_svg(r: &super::scaling::Report) -> Result<String, PlotError> {
+    let max_t = r.rows.iter().map(|x| x.threads).max().unwrap_or(2).max(2) as f64;
+    let mut items: Vec<&str> = Vec::new();
+    for x in &r.rows {
+        if !items.contains(&x.item.as_str()) {
+            items.push(&x.item);
+        }
+    }
+    let mut text = String::new();
+    {
+        let width = 760 + LEGEND;
+        let root = SVGBackend::with_string(&mut text, (width, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(fail)?;
+        let (plot_area, legend_area) = root.split_horizontally(width - LEGEND);
+        let caption = format!(
+            "knights bench --scaling: speedup against one thread ({} core{} measured)",
+            r.cores,
+            if r.cores == 1 { "" } else { "s" }
+        );
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption(caption, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                (1f64..max_t * 1.2).log_scale(),
+                (0.8f64..max_t * 1.2).log_scale(),
+            )
+            .map_err(fail)?;
+        chart
+            .configure_mesh()
+            .x_desc("threads")
+            .y_desc("speedup")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .draw()
+            .map_err(fail)?;
+        let grey = RGBColor(170, 170, 170);
+        chart
+            .draw_series(LineSeries::new(
+                [(1.0, 1.0), (max_t, max_t)],
+                grey.stroke_width(1),
+            ))
+            .map_err(fail)?;
+        for (k, item) in items.iter().enumerate() {
+            let c = PALETTE[k % PALETTE.len()];
+            let rows: Vec<_> = r.rows.iter().filter(|x| x.item == *item).collect();
+            let measured: Vec<(f64, f64)> = rows
+                .iter()
+                .filter_map(|x| Some((x.threads as f64, x.speedup?)))
+                .collect();
+            let model: Vec<(f64, f64)> = rows
+                .iter()
+                .filter_map(|x| Some((x.threads as f64, x.projected_speedup?)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(measured.clone(), c.stroke_width(2)))
+                .map_err(fail)?;
+            chart
+                .draw_series(measured.iter().map(|&p| Circle::new(p, 4, c.filled())))
+                .map_err(fail)?;
+            chart
+                .draw_series(DashedLineSeries::new(model, 6, 4, c.stroke_width(1)))
+                .map_err(fail)?;
+            let y = 60 + 22 * k as i32;
+            legend_area
+                .draw(&Rectangle::new([(10, y - 6), (24, y + 6)], c.filled()))
+                .map_err(fail)?;
+            legend_area
+                .draw(&Text::new(
+                    item.to_string(),
+                    (32, y),
+                    ("sans-serif", 14)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(fail)?;
+        }
+        let note = "dots: measured; dashed: Amdahl's law fitted to them; grey: ideal";
+        root.draw(&Text::new(
+            note,
+            (90, 540),
+            ("sans-serif", 13).into_font().color(&BLACK),
+        ))
+        .map_err(fail)?;
+        root.present().map_err(fail)?;
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

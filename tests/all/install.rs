@@ -247,6 +247,63 @@ fn bench_refuses_bad_input_at_once() {
     usage_error(&["bench", "--plot", missing.to_str().unwrap()], "b.svg");
 }
 
+/// `bench --scaling`: each thread count asked for, up to this machine's cores, is run and its
+/// answer checked; one thread is added where it is missing (the speedups are against it); the
+/// counts past the cores are projected only (no time, no speedup, the model's figure); one
+/// JSON object a row, and a chart.
+#[test]
+fn bench_scaling_measures_checks_and_projects() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("scaling.svg");
+    let out = ok(&[
+        "bench",
+        "--scaling",
+        "2,1024",
+        "--only",
+        "dfs 6x6",
+        "--format",
+        "json",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let rows: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let threads: Vec<u64> = rows
+        .iter()
+        .map(|r| r["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(threads, [1, 2, 1024], "{out}");
+    let cores = rows[0]["cores"].as_u64().unwrap();
+    for r in &rows {
+        assert_eq!(r["item"], "dfs 6x6 open", "{r}");
+        let t = r["threads"].as_u64().unwrap();
+        if t <= cores {
+            assert_eq!(r["status"], "checked", "{r}");
+            assert_eq!(r["answer"], "6,637,920", "{r}");
+            assert!(r["seconds"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r["speedup"].as_f64().unwrap() > 0.0, "{r}");
+        } else {
+            assert_eq!(r["status"], "projected", "{r}");
+            assert!(r["seconds"].is_null() && r["speedup"].is_null(), "{r}");
+        }
+        // the model: fitted where two thread counts were measured, never past the threads
+        match r["projected_speedup"].as_f64() {
+            Some(p) => assert!((1.0 - 1e-9..=t as f64 + 1e-9).contains(&p), "{r}"),
+            None => assert!(cores < 2, "{r}"),
+        }
+    }
+    assert_eq!(rows[0]["speedup"].as_f64(), Some(1.0));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg") && picture.contains("dfs 6x6 open"));
+    // bad lists, and a list with --threads, are refused at once
+    usage_error(&["bench", "--scaling", "0,2"], "'0'");
+    usage_error(&["bench", "--scaling", "2,x"], "'x'");
+    usage_error(&["bench", "--scaling", "2", "--threads", "2"], "--threads");
+    usage_error(&["bench", "--scaling", "2", "--only", "9x9"], "9x9");
+}
+
 #[test]
 fn bench_runs_an_item_checks_it_and_draws_it() {
     let dir = tempfile::tempdir().unwrap();
