@@ -19,12 +19,14 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use super::snapshot::{self, RunName};
 use super::table::{Node, Src};
 use crate::disk::scratch::Scratch;
 use crate::durable::{CheckpointError, beside};
 use crate::engine::{Observer, RunError};
+use crate::human::human_duration;
 use crate::walk::state::Key;
 
 /// The phase a leaf's file names.
@@ -42,7 +44,18 @@ pub(crate) struct ColumnLog {
     /// Leaves read back so far, and whether the disk's want of room was told.
     pub(crate) resumed: u64,
     full: bool,
+    /// How much of the column is done, and how much of that was read back: each leaf (or
+    /// empty node) weighted by its share of the states after the column's first square (see
+    /// [`ColumnLog::finished`]).
+    pub(crate) walked: f64,
+    pub(crate) read_back: f64,
+    /// When the column began, and when its progress was last told.
+    began: Option<Instant>,
+    told: Option<Instant>,
 }
+
+/// The column's progress is told first once it has run this long, then at this interval.
+const TELL_EVERY: Duration = Duration::from_secs(600);
 
 impl ColumnLog {
     /// The log of the column that starts at layer `base`, beside `checkpoint`: the leaves its
@@ -63,10 +76,13 @@ impl ColumnLog {
                 }
             }
         }
+        let now = Instant::now();
         ColumnLog {
             dir,
             base,
             done,
+            began: Some(now),
+            told: Some(now),
             ..ColumnLog::default()
         }
     }
@@ -167,6 +183,47 @@ impl ColumnLog {
         }
     }
 
+    /// A leaf or an empty node of `weight` is finished (read back where `read`): the
+    /// column's progress, told every [`TELL_EVERY`] as the part of it done and the time left
+    /// at the rate of the leaves walked by this run. A node's weight is its parent's shared by
+    /// the states of its siblings (the root's children: the column's states after its first
+    /// square), so the weights of a column's leaves and empty nodes add up to 1, and nodes of
+    /// one depth, which walk the same squares, weigh as their states do.
+    pub(crate) fn finished(&mut self, weight: f64, read: bool, layer: usize, obs: &dyn Observer) {
+        self.finished_at(weight, read, layer, obs, Instant::now());
+    }
+
+    /// [`ColumnLog::finished`] at the time `now`.
+    fn finished_at(
+        &mut self,
+        weight: f64,
+        read: bool,
+        layer: usize,
+        obs: &dyn Observer,
+        now: Instant,
+    ) {
+        self.walked += weight;
+        if read {
+            self.read_back += weight;
+        }
+        let (Some(began), Some(told)) = (self.began, self.told) else {
+            return;
+        };
+        if now.saturating_duration_since(told) < TELL_EVERY {
+            return;
+        }
+        self.told = Some(now);
+        let spent = now.saturating_duration_since(began).as_secs_f64();
+        let rate = (self.walked - self.read_back).max(1e-9) / spent.max(1e-9);
+        let left = (1.0 - self.walked).max(0.0) / rate;
+        obs.info(&format!(
+            "the column from layer {layer}: about {:.1} % of it done in {} (its digit tree's finished leaves, each weighted by its share of the states after the column's first square), so about {} more at this rate",
+            self.walked * 100.0,
+            human_duration(spent),
+            human_duration(left)
+        ));
+    }
+
     /// Whether a leaf is recorded (the column's end is to be saved before they go).
     pub(crate) fn any(&self) -> bool {
         !self.done.is_empty()
@@ -206,6 +263,44 @@ mod tests {
         ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
+    }
+
+    /// The column's progress is told as the part done and the time left at the rate of the
+    /// leaves this run walked (those read back from a stopped run took no time).
+    #[test]
+    fn the_time_left_is_at_the_rate_of_the_leaves_walked() {
+        struct Said(std::sync::Mutex<Vec<String>>);
+        impl Observer for Said {
+            fn info(&self, m: &str) {
+                self.0.lock().unwrap().push(m.to_string());
+            }
+        }
+        let said = Said(std::sync::Mutex::new(Vec::new()));
+        let t0 = Instant::now();
+        let at = |s| t0 + Duration::from_secs(s);
+        let mut log = ColumnLog {
+            began: Some(t0),
+            told: Some(t0),
+            ..ColumnLog::default()
+        };
+        // half read back, then a leaf of a quarter walked: told nothing in the first minutes
+        log.finished_at(0.5, true, 36, &said, at(60));
+        log.finished_at(0.25, false, 36, &said, at(60));
+        assert!(said.0.lock().unwrap().is_empty());
+        log.finished_at(0.0, false, 36, &said, at(1200));
+        let m = said.0.lock().unwrap().pop().expect("told");
+        assert!(
+            m.starts_with("the column from layer 36: about 75.0 % of it done in 20"),
+            "{m}"
+        );
+        // a quarter left at a quarter in 20 minutes
+        assert!(
+            m.ends_with(&format!(
+                "so about {} more at this rate",
+                human_duration(1200.0)
+            )),
+            "{m}"
+        );
     }
 
     #[test]

@@ -26,6 +26,22 @@ use crate::human::group_u64;
 use crate::walk::layout::Step;
 use crate::walk::state::{Key, has};
 
+/// `kids` each with its share of `weight`, by their states (all alike where none has any).
+fn weighed<K: Key>(kids: Vec<Node<K>>, weight: f64) -> Vec<(Node<K>, f64)> {
+    let n = kids.len().max(1) as f64;
+    let states: u64 = kids.iter().map(Node::len).sum();
+    kids.into_iter()
+        .map(|k| {
+            let share = if states == 0 {
+                1.0 / n
+            } else {
+                k.len() as f64 / states as f64
+            };
+            (k, weight * share)
+        })
+        .collect()
+}
+
 /// The digit a square's code gives: the edges it has (an end of the path has one).
 #[inline]
 pub(crate) fn digit(code: u8) -> usize {
@@ -61,6 +77,11 @@ impl<K: Key> Run<'_, K> {
         let walked = self.column_kids(&out, layer, steps, leaf_states, base);
         self.sweep.beside -= half;
         walked?;
+        debug_assert!(
+            (self.column_log.walked - 1.0).abs() < 1e-6,
+            "the leaves' weights add up to {}",
+            self.column_log.walked
+        );
         if self.column_log.resumed > 0 {
             self.obs.info(&format!(
                 "the column from layer {} went on from its finished leaves: {} of them read back from a stopped run",
@@ -91,8 +112,8 @@ impl<K: Key> Run<'_, K> {
             .sweep
             .children(layer.src(), &steps[0], None, 0, |_| true)
             .map_err(|e| self.tree_stopped(e, base))?;
-        for (d, kid) in kids.into_iter().enumerate() {
-            self.column_node(out, kid, steps, (1, d as u64), leaf_states, base)?;
+        for (d, (kid, weight)) in weighed(kids, 1.0).into_iter().enumerate() {
+            self.column_node(out, kid, weight, steps, (1, d as u64), leaf_states, base)?;
         }
         Ok(())
     }
@@ -100,10 +121,12 @@ impl<K: Key> Run<'_, K> {
     /// Node `(j, p)` of the column's tree, `layer` its states, gathered into `out`: read back
     /// where a stopped run recorded it, walked to the column's end where it is a leaf (and
     /// recorded), else split by the next square's digit.
+    #[allow(clippy::too_many_arguments)]
     fn column_node(
         &mut self,
         out: &Builder<K>,
         layer: Node<K>,
+        weight: f64,
         steps: &[Step<K>],
         (j, p): (usize, u64),
         leaf_states: u64,
@@ -115,9 +138,11 @@ impl<K: Key> Run<'_, K> {
         let saved = saved?;
         if let Some(end) = saved {
             drop(layer);
+            self.column_log.finished(weight, true, base, self.obs);
             return self.gather(out, end, base + steps.len());
         }
         if layer.len() == 0 {
+            self.column_log.finished(weight, false, base, self.obs);
             return Ok(());
         }
         let split = self.column_log.below(j, p);
@@ -126,6 +151,7 @@ impl<K: Key> Run<'_, K> {
             drop(layer);
             self.column_log
                 .record(j, p, end.src(), &self.name, self.obs)?;
+            self.column_log.finished(weight, false, base, self.obs);
             return self.gather(out, end, base + steps.len());
         }
         let kids = self
@@ -133,15 +159,9 @@ impl<K: Key> Run<'_, K> {
             .children(layer.src(), &steps[j], None, 0, |_| true)
             .map_err(|e| self.tree_stopped(e, base + j))?;
         drop(layer);
-        for (d, kid) in kids.into_iter().enumerate() {
-            self.column_node(
-                out,
-                kid,
-                steps,
-                (j + 1, p * 3 + d as u64),
-                leaf_states,
-                base,
-            )?;
+        for (d, (kid, w)) in weighed(kids, weight).into_iter().enumerate() {
+            let at = (j + 1, p * 3 + d as u64);
+            self.column_node(out, kid, w, steps, at, leaf_states, base)?;
         }
         Ok(())
     }
