@@ -33,6 +33,42 @@ fn fail(e: impl std::fmt::Display) -> PlotError {
     PlotError(e.to_string())
 }
 
+/// The picture's note at its foot, and the picture written out.
+fn finish<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    note: &str,
+) -> Result<(), PlotError> {
+    root.draw(&Text::new(
+        note,
+        (90, 540),
+        ("sans-serif", 13).into_font().color(&BLACK),
+    ))
+    .map_err(fail)?;
+    root.present().map_err(fail)
+}
+
+/// Row `row` of a legend: a square of colour `c` and its label.
+fn legend_row<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    row: i32,
+    c: RGBColor,
+    label: String,
+) -> Result<(), PlotError> {
+    let y = 60 + 22 * row;
+    area.draw(&Rectangle::new([(10, y - 6), (24, y + 6)], c.filled()))
+        .map_err(fail)?;
+    area.draw(&Text::new(
+        label,
+        (32, y),
+        ("sans-serif", 14)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center)),
+    ))
+    .map_err(fail)?;
+    Ok(())
+}
+
 /// One colour a solver, the same in every picture of the report.
 fn colour(s: Solver) -> RGBColor {
     match s {
@@ -132,20 +168,7 @@ pub fn svg(r: &Report) -> Result<String, PlotError> {
                 .find(|e| e.solver == solver)
                 .map_or_else(|| solver.name().to_string(), |e| e.label.clone());
             chart.draw_series(bars).map_err(fail)?;
-            let y = 60 + 22 * legend_rows;
-            legend_area
-                .draw(&Rectangle::new([(10, y - 6), (24, y + 6)], c.filled()))
-                .map_err(fail)?;
-            legend_area
-                .draw(&Text::new(
-                    label,
-                    (32, y),
-                    ("sans-serif", 14)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Left, VPos::Center)),
-                ))
-                .map_err(fail)?;
+            legend_row(&legend_area, legend_rows, c, label)?;
             legend_rows += 1;
             let above = ("sans-serif", 14)
                 .into_font()
@@ -171,13 +194,7 @@ pub fn svg(r: &Report) -> Result<String, PlotError> {
                 .map_err(fail)?;
         }
         let note = "pale bar with '>': stopped at the time limit or node budget (a lower bound)";
-        root.draw(&Text::new(
-            note,
-            (90, 540),
-            ("sans-serif", 13).into_font().color(&BLACK),
-        ))
-        .map_err(fail)?;
-        root.present().map_err(fail)?;
+        finish(&root, note)?;
     }
     Ok(text)
 }
@@ -261,29 +278,10 @@ pub fn scaling_svg(r: &super::scaling::Report) -> Result<String, PlotError> {
             chart
                 .draw_series(DashedLineSeries::new(model, 6, 4, c.stroke_width(1)))
                 .map_err(fail)?;
-            let y = 60 + 22 * k as i32;
-            legend_area
-                .draw(&Rectangle::new([(10, y - 6), (24, y + 6)], c.filled()))
-                .map_err(fail)?;
-            legend_area
-                .draw(&Text::new(
-                    item.to_string(),
-                    (32, y),
-                    ("sans-serif", 14)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Left, VPos::Center)),
-                ))
-                .map_err(fail)?;
+            legend_row(&legend_area, k as i32, c, item.to_string())?;
         }
         let note = "dots: measured; dashed: Amdahl's law fitted to them; grey: ideal";
-        root.draw(&Text::new(
-            note,
-            (90, 540),
-            ("sans-serif", 13).into_font().color(&BLACK),
-        ))
-        .map_err(fail)?;
-        root.present().map_err(fail)?;
+        finish(&root, note)?;
     }
     Ok(text)
 }

@@ -17,18 +17,7 @@ pub(crate) fn run(a: &BenchArgs) -> Result<u8> {
         return scaling(a, list);
     }
     let settings = Settings::new(a.suite, a.threads);
-    let mut tasks = bench::items(a.suite);
-    if let Some(only) = &a.only {
-        let names: Vec<String> = tasks.iter().map(|t| t.name()).collect();
-        tasks.retain(|t| t.name().contains(only.as_str()));
-        if tasks.is_empty() {
-            bail!(
-                "--only '{only}': no item of the {} suite has it in its name (items: {})",
-                a.suite.name(),
-                names.join(", ")
-            );
-        }
-    }
+    let tasks = only(a, bench::items(a.suite), |t| t.name(), "suite")?;
     let mut plot_file = plot_file(a)?;
     let bar = progress_bar(a);
     let report = bench::run_tasks(&settings, tasks, &mut |step| {
@@ -54,21 +43,33 @@ pub(crate) fn run(a: &BenchArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// The items of `all` whose `name` holds `--only`'s text, all of them without it; none is an
+/// error that names the items of the `what` there are.
+fn only<T>(
+    a: &BenchArgs,
+    mut all: Vec<T>,
+    name: impl Fn(&T) -> String,
+    what: &str,
+) -> Result<Vec<T>> {
+    let Some(only) = &a.only else {
+        return Ok(all);
+    };
+    let names: Vec<String> = all.iter().map(&name).collect();
+    all.retain(|t| name(t).contains(only.as_str()));
+    if all.is_empty() {
+        bail!(
+            "--only '{only}': no item of the {} {what} has it in its name (items: {})",
+            a.suite.name(),
+            names.join(", ")
+        );
+    }
+    Ok(all)
+}
+
 /// `bench --scaling`: the scaling suite (see `knights::bench::scaling`).
 fn scaling(a: &BenchArgs, list: &str) -> Result<u8> {
     let threads = scaling::parse_threads(list)?;
-    let mut items = scaling::items(a.suite);
-    if let Some(only) = &a.only {
-        let names: Vec<String> = items.iter().map(|t| t.name()).collect();
-        items.retain(|t| t.name().contains(only.as_str()));
-        if items.is_empty() {
-            bail!(
-                "--only '{only}': no item of the {} scaling suite has it in its name (items: {})",
-                a.suite.name(),
-                names.join(", ")
-            );
-        }
-    }
+    let items = only(a, scaling::items(a.suite), |t| t.name(), "scaling suite")?;
     let mut plot_file = plot_file(a)?;
     let bar = progress_bar(a);
     let report = scaling::run(

@@ -2129,28 +2129,32 @@ fn lines_of_another_shard_are_said_to_be_ignored() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("37,568 directed"));
 }
 
+/// The symmetric count of 6x6's open tours by the frontier engine, as a job of the library.
+fn open_6x6_frontier() -> knights::count::driver::Job {
+    let spec = knights::count::CountSpec {
+        symmetry: true,
+        ..knights::count::CountSpec::default()
+    };
+    knights::count::driver::Job::new(
+        "6x6".parse().unwrap(),
+        knights::Piece::knight(),
+        spec,
+        knights::count::Engine::Frontier,
+    )
+}
+
 /// A run begun afresh with 27 pieces or more counts one piece of each class first (how many of
 /// its digits are 1; drawn at random): class 0 from outside the subtree of first digit 1, the
 /// others under it in the tree's order, then the rest of that subtree, then the others in the
 /// tree's order; the total is the count's. A run resumed from its log keeps the tree's order.
 #[test]
 fn a_long_run_counts_a_piece_of_each_class_first() {
-    use knights::count::driver::{self, Job};
-    use knights::count::{CountSpec, Engine};
+    use knights::count::driver;
     use knights::engine::{Quiet, TreeSize};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("6x6.ckpt");
-    let spec = CountSpec {
-        symmetry: true,
-        ..CountSpec::default()
-    };
-    let mut job = Job::new(
-        "6x6".parse().unwrap(),
-        knights::Piece::knight(),
-        spec,
-        Engine::Frontier,
-    );
+    let mut job = open_6x6_frontier();
     job.tree = TreeSize {
         depth: Some(3),
         leaf_states: None,
@@ -2325,24 +2329,14 @@ fn a_save_without_room_on_disk_is_skipped_and_the_count_goes_on() {
 /// into leaves of 30 states, so a board of seconds has columns of many leaves.
 #[test]
 fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
-    use knights::count::driver::{self, Job};
-    use knights::count::{CountSpec, Engine};
+    use knights::count::driver;
     use knights::engine::TreeSize;
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, Ordering};
     let dir = tempfile::tempdir().unwrap();
     let ck = dir.path().join("6x6.ckpt");
     let column = dir.path().join("6x6.ckpt.column");
-    let spec = CountSpec {
-        symmetry: true,
-        ..CountSpec::default()
-    };
-    let mut job = Job::new(
-        "6x6".parse().unwrap(),
-        knights::Piece::knight(),
-        spec,
-        Engine::Frontier,
-    );
+    let mut job = open_6x6_frontier();
     job.tree = TreeSize {
         depth: None,
         leaf_states: Some(30),
