@@ -41,6 +41,9 @@ pub(crate) struct ColumnLog {
     base: usize,
     /// The leaves recorded `(j, p)`.
     done: BTreeSet<(u32, u64)>,
+    /// The nodes whose every leaf is recorded (`B-J-P.done`): read back whole on a resume,
+    /// without walking the nodes between them and their leaves again.
+    complete: BTreeSet<(u32, u64)>,
     /// Leaves read back so far, and whether the disk's want of room was told.
     pub(crate) resumed: u64,
     full: bool,
@@ -63,10 +66,18 @@ impl ColumnLog {
     pub(crate) fn open(checkpoint: Option<&Path>, base: usize) -> ColumnLog {
         let dir = checkpoint.map(|c| beside(c, ".column"));
         let mut done = BTreeSet::new();
+        let mut complete = BTreeSet::new();
         if let Some(entries) = dir.as_deref().and_then(|d| std::fs::read_dir(d).ok()) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                match parse(&name) {
+                let (stem, whole) = match name.strip_suffix(".done") {
+                    Some(stem) => (stem, true),
+                    None => (name.as_str(), false),
+                };
+                match parse(stem) {
+                    Some((b, j, p)) if b == base && whole => {
+                        complete.insert((j, p));
+                    }
                     Some((b, j, p)) if b == base => {
                         done.insert((j, p));
                     }
@@ -81,6 +92,7 @@ impl ColumnLog {
             dir,
             base,
             done,
+            complete,
             began: Some(now),
             told: Some(now),
             ..ColumnLog::default()
@@ -95,9 +107,66 @@ impl ColumnLog {
 
     /// Whether a leaf is recorded strictly below node `(j, p)`: the node is split, not walked.
     pub(crate) fn below(&self, j: usize, p: u64) -> bool {
+        !self.leaves_below(j, p).is_empty()
+    }
+
+    /// The recorded leaves strictly below node `(j, p)`.
+    fn leaves_below(&self, j: usize, p: u64) -> Vec<(u32, u64)> {
         self.done
             .range((j as u32 + 1, 0)..)
-            .any(|&(k, q)| q / 3u64.pow(k - j as u32) == p)
+            .filter(|&&(k, q)| q / 3u64.pow(k - j as u32) == p)
+            .copied()
+            .collect()
+    }
+
+    /// The tables of every leaf below node `(j, p)` where a run recorded the node complete and
+    /// each of them reads back whole; `None` where the node is to be walked (its marker is
+    /// removed where a leaf of it does not read: the leaves that do are read back as it is).
+    pub(crate) fn read_complete<K: Key>(
+        &mut self,
+        j: usize,
+        p: u64,
+        name: &RunName,
+        key_bytes: usize,
+        spill: Option<(&Scratch, u64)>,
+    ) -> Result<Option<Vec<Node<K>>>, RunError> {
+        if !self.complete.contains(&(j as u32, p)) {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for (k, q) in self.leaves_below(j, p) {
+            match self.read::<K>(k as usize, q, name, key_bytes, spill)? {
+                Some(t) => out.push(t),
+                None => {
+                    // (the leaves read so far are read again as the node is walked)
+                    self.resumed -= out.len() as u64;
+                    self.complete.remove(&(j as u32, p));
+                    if let Some(path) = self.path(j, p) {
+                        let _ = std::fs::remove_file(marker(&path));
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Records node `(j, p)` complete, every leaf below it recorded (none where a record was
+    /// skipped for want of room).
+    pub(crate) fn record_complete(&mut self, j: usize, p: u64) -> Result<(), RunError> {
+        let Some(path) = self.path(j, p).filter(|_| !self.full) else {
+            return Ok(());
+        };
+        let path = marker(&path);
+        std::fs::File::create(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| CheckpointError::Io {
+                action: "write",
+                path,
+                source: e,
+            })?;
+        self.complete.insert((j as u32, p));
+        Ok(())
     }
 
     /// The table of leaf `(j, p)` where it is recorded and its file reads back whole (into
@@ -235,7 +304,13 @@ impl ColumnLog {
             let _ = std::fs::remove_dir_all(d);
         }
         self.done.clear();
+        self.complete.clear();
     }
+}
+
+/// The marker `B-J-P.done` of a node's `B-J-P`.
+fn marker(path: &Path) -> PathBuf {
+    beside(path, ".done")
 }
 
 /// `B-J-P` of a leaf's file name.

@@ -133,8 +133,21 @@ impl<K: Key> Run<'_, K> {
         base: usize,
     ) -> Result<(), RunError> {
         let mut log = std::mem::take(&mut self.column_log);
-        let saved = log.read::<K>(j, p, &self.name, self.walk.key_bytes(), self.spill_to());
+        let key_bytes = self.walk.key_bytes();
+        let whole = log.read_complete::<K>(j, p, &self.name, key_bytes, self.spill_to());
+        let saved = match whole {
+            Ok(None) => log.read::<K>(j, p, &self.name, key_bytes, self.spill_to()),
+            _ => Ok(None),
+        };
         self.column_log = log;
+        if let Some(leaves) = whole? {
+            drop(layer);
+            self.column_log.finished(weight, true, base, self.obs);
+            for end in leaves {
+                self.gather(out, end, base + steps.len())?;
+            }
+            return Ok(());
+        }
         let saved = saved?;
         if let Some(end) = saved {
             drop(layer);
@@ -163,7 +176,8 @@ impl<K: Key> Run<'_, K> {
             let at = (j + 1, p * 3 + d as u64);
             self.column_node(out, kid, w, steps, at, leaf_states, base)?;
         }
-        Ok(())
+        // every leaf below recorded: a resumed run reads them back without this node's walk
+        self.column_log.record_complete(j, p)
     }
 
     /// A leaf's table at the column's end (layer `at`) added to `out`.

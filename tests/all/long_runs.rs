@@ -2129,6 +2129,17 @@ fn lines_of_another_shard_are_said_to_be_ignored() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("37,568 directed"));
 }
 
+/// The files of a forward column's folder (`FILE.column/`): its leaves, or (`marker`) the
+/// markers of its nodes whose every leaf is recorded.
+fn files(column: &std::path::Path, marker: bool) -> Vec<std::path::PathBuf> {
+    fs::read_dir(column).map_or(Vec::new(), |d| {
+        d.flatten()
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().ends_with(".done") == marker)
+            .collect()
+    })
+}
+
 /// The symmetric count of 6x6's open tours by the frontier engine, as a job of the library.
 fn open_6x6_frontier() -> knights::count::driver::Job {
     let spec = knights::count::CountSpec {
@@ -2324,8 +2335,8 @@ fn a_save_without_room_on_disk_is_skipped_and_the_count_goes_on() {
 /// A count stopped inside a column of the forward walk that is cut as a digit tree (9x10
 /// closed's fifth column takes hours) goes on from the column's finished leaves, kept beside the
 /// checkpoint (`FILE.column/`), not from the column's start: the resumed run reads back every
-/// leaf recorded but one damaged on purpose (whose leaf it walks again), the count is the
-/// board's, and the folder is gone once the count is done. A column of 20 states is cut here,
+/// leaf recorded but one damaged on purpose (whose leaf it walks again), the nodes whose leaves
+/// are all recorded without walking them again, and the count is the board's, and the folder is gone once the count is done. A column of 20 states is cut here,
 /// into leaves of 30 states, so a board of seconds has columns of many leaves.
 #[test]
 fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
@@ -2344,15 +2355,15 @@ fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
         column_states: Some(20),
     };
     job.checkpoint = Some(ck.clone());
-    let leaves = |c: &std::path::Path| fs::read_dir(c).map_or(0, |d| d.flatten().count());
-    // stopped as soon as a column has recorded three leaves
+    // stopped as soon as a column has recorded three leaves and a node whose every leaf is
+    // recorded (its marker `B-J-P.done`)
     struct StopAtLeaves<'a> {
         stop: &'a AtomicBool,
         column: &'a std::path::Path,
     }
     impl knights::engine::Observer for StopAtLeaves<'_> {
         fn layer(&self, _: &knights::engine::LayerProgress) {
-            if fs::read_dir(self.column).map_or(0, |d| d.flatten().count()) >= 3 {
+            if files(self.column, false).len() >= 3 && !files(self.column, true).is_empty() {
                 self.stop.store(true, Ordering::SeqCst);
             }
         }
@@ -2368,19 +2379,18 @@ fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
     )
     .unwrap();
     assert!(!o.finished, "stopped");
-    let recorded = leaves(&column);
+    let recorded = files(&column, false).len();
     assert!(recorded >= 3, "{recorded} leaves recorded");
+    assert!(
+        !files(&column, true).is_empty(),
+        "no node recorded complete"
+    );
     assert!(
         dir.path().join("6x6.ckpt.layers").exists(),
         "the column's start saved"
     );
     // one leaf's file cut short: not trusted, its leaf walked again
-    let damaged = fs::read_dir(&column)
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path();
+    let damaged = files(&column, false).remove(0);
     let len = fs::metadata(&damaged).unwrap().len();
     fs::OpenOptions::new()
         .write(true)
