@@ -283,13 +283,26 @@ impl ColumnLog {
         }
         self.told = Some(now);
         let spent = now.saturating_duration_since(began).as_secs_f64();
-        let rate = (self.walked - self.read_back).max(1e-9) / spent.max(1e-9);
-        let left = (1.0 - self.walked).max(0.0) / rate;
+        let mine = self.walked - self.read_back;
+        let back = if self.read_back > 0.0 {
+            format!(
+                ", {} % read back from a stopped run",
+                percent(self.read_back)
+            )
+        } else {
+            String::new()
+        };
+        // a rate only from leaves this run walked, and not from a sliver of the column
+        let rest = if mine >= 1e-3 {
+            let left = (1.0 - self.walked).max(0.0) / (mine / spent.max(1e-9));
+            format!("so about {} more at this rate", human_duration(left))
+        } else {
+            "too few of them walked by this run yet to give a rate (the nodes above the leaves read back are walked again to reach them)".to_string()
+        };
         obs.info(&format!(
-            "the column from layer {layer}: about {:.1} % of it done in {} (its digit tree's finished leaves, each weighted by its share of the states after the column's first square), so about {} more at this rate",
-            self.walked * 100.0,
+            "the column from layer {layer}: about {} % of it done in {}{back} (its digit tree's finished leaves, each weighted by its share of the states after the column's first square); {rest}",
+            percent(self.walked),
             human_duration(spent),
-            human_duration(left)
         ));
     }
 
@@ -305,6 +318,16 @@ impl ColumnLog {
         }
         self.done.clear();
         self.complete.clear();
+    }
+}
+
+/// A share as a percentage to the precision it has: `37.5`, `0.21`.
+fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p >= 1.0 {
+        format!("{p:.1}")
+    } else {
+        format!("{p:.2}")
     }
 }
 
@@ -358,17 +381,23 @@ mod tests {
             told: Some(t0),
             ..ColumnLog::default()
         };
-        // half read back, then a leaf of a quarter walked: told nothing in the first minutes
+        // half read back in the first minute: told nothing yet, then no rate at 700 s
         log.finished_at(0.5, true, 36, &said, at(60));
-        log.finished_at(0.25, false, 36, &said, at(60));
         assert!(said.0.lock().unwrap().is_empty());
+        log.finished_at(0.0, false, 36, &said, at(700));
+        let first = said.0.lock().unwrap().pop().expect("told");
+        assert!(first.ends_with("too few of them walked by this run yet to give a rate (the nodes above the leaves read back are walked again to reach them)"), "{first}");
+        log.finished_at(0.25, false, 36, &said, at(760));
+        assert!(said.0.lock().unwrap().is_empty(), "told twice in a minute");
+        log.told = Some(at(600));
         log.finished_at(0.0, false, 36, &said, at(1200));
         let m = said.0.lock().unwrap().pop().expect("told");
+        assert!(m.contains(", 50.0 % read back from a stopped run"), "{m}");
         assert!(
             m.starts_with("the column from layer 36: about 75.0 % of it done in 20"),
             "{m}"
         );
-        // a quarter left at a quarter in 20 minutes
+        // a quarter left at a quarter in 20 minutes (and at first no rate: nothing walked)
         assert!(
             m.ends_with(&format!(
                 "so about {} more at this rate",
