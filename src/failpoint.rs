@@ -10,9 +10,13 @@
 //! - `saved`: just after a count made something durable (a checkpoint record, a file replaced
 //!   atomically, a leaf of a piece recorded), or the exact sampler wrote a node it keeps
 //!   (`sample --nodes`).
-//! - `saving`: every 4,096 states a save of the frontier's work in progress writes (a layer
-//!   as the count goes or as it stops); `sleep(MS)` makes a save as slow as a large one, so that
-//!   a test can stop a count a second time while it saves.
+//! - `stepped`: after a layer of a frontier sweep that is finished and not saved (the save due
+//!   after it, if any, is made first); `return(PATH)` creates the file PATH and holds the count
+//!   there until a stop signal (at most a minute), so that a test stops a count at a moment it
+//!   knows, with work the last save does not hold, whatever the machine's load.
+//! - `stopping`: as a stopping count has said it saves its work in progress, before the save;
+//!   `return` holds it until a second stop signal (at most a minute), which the save then sees
+//!   at its first 4,096 states and gives up.
 //! - `projected-seconds`: `return(SECONDS)` sets a frontier count's projected time at its
 //!   first projection (what a count of hours says, tested on a count of seconds).
 //! - `scratch-free`: the free space of the scratch folder, `return(BYTES)` (a refusal for want
@@ -63,6 +67,26 @@ pub fn configure_from_env() -> Result<(), String> {
         fail::cfg(name.trim(), actions.trim()).map_err(|e| format!("{ENV}: '{entry}': {e}"))?;
     }
     Ok(())
+}
+
+/// The fail points `stepped` and `stopping` (see the module's doc): where `name` is set to
+/// `return(PATH)` or `return`, creates the file PATH (if named) and waits until `flag` is set or
+/// a minute has passed.
+pub(crate) fn hold(name: &str, flag: &std::sync::atomic::AtomicBool) {
+    let Some(marker) = fail::eval(name, |arg| arg) else {
+        return;
+    };
+    if let Some(path) = marker.filter(|p| !p.is_empty()) {
+        // the test waits for this file; a failure to make it is the test's to see (a hang)
+        let _ = std::fs::write(path, b"");
+    }
+    let t0 = std::time::Instant::now();
+    // Relaxed: a flag polled until it is set
+    while !flag.load(std::sync::atomic::Ordering::Relaxed)
+        && t0.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }
 
 /// The `spill` fail point (see the module's doc): SIGKILL to this process where it is set to

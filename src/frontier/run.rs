@@ -351,6 +351,9 @@ impl<'a, K: Key> Run<'a, K> {
                             self.obs,
                         )?;
                     }
+                    if !self.saver.saved {
+                        crate::failpoint::hold("stepped", self.stop);
+                    }
                 }
                 Err(Stopped::Interrupted) => {
                     if !self.saver.saved {

@@ -122,6 +122,9 @@ impl Saver {
                 plural(states),
                 path.display()
             ));
+            if let Some(abandon) = &self.abandon {
+                crate::failpoint::hold("stopping", abandon);
+            }
         }
         self.save(name, stage, tables, obs)
     }

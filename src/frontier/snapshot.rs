@@ -150,9 +150,6 @@ pub(crate) fn save<K: Key>(
                     return;
                 }
                 seen += 1;
-                if seen.is_multiple_of(4096) {
-                    fail::fail_point!("saving");
-                }
                 // Relaxed: the flag only asks the save to end (the temporary file goes)
                 if seen.is_multiple_of(4096) && abandon.is_some_and(|a| a.load(Ordering::Relaxed)) {
                     written = Err(std::io::Error::new(

@@ -275,6 +275,8 @@ fn wait_for_text(child: &mut Child, buf: &std::sync::Mutex<String>, text: &str) 
             return true;
         }
         if child.try_wait().unwrap().is_some() {
+            // the reader thread has the last lines once the pipe closes
+            std::thread::sleep(Duration::from_millis(200));
             return buf.lock().unwrap().contains(text);
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -289,7 +291,7 @@ fn sigterm(child: &Child) {
 }
 
 /// A count stopped by SIGTERM says it is saving its work in progress; a second SIGTERM during
-/// that save (made slow by the fail point `saving`) gives it up: the count ends at once with
+/// that save (held by the fail points `stepped` and `stopping`) gives it up: the count ends at once with
 /// the interrupted code, says the work in progress was not saved and what it kept, removes its
 /// files (the tables in the scratch folder, the temporary save, the checkpoint's lock), and the
 /// last save it kept resumes to the exact count.
@@ -316,53 +318,31 @@ fn a_second_stop_signal_gives_up_the_save_and_leaves_no_file() {
         "--checkpoint",
         path_str(&ck),
     ];
+    // held (fail point `stepped`) after a layer the last save does not hold, past the 20th,
+    // where the layers pass 4,096 states; stopped there, the count says it saves that layer and
+    // is held again (`stopping`) until the second signal, which its save sees at once: no
+    // moment of the test depends on how fast the machine is
+    let held = dir.path().join("held");
     let mut child = knights()
         .args(args)
-        .env(knights::failpoint::ENV, "saving=sleep(100)")
+        .env(
+            knights::failpoint::ENV,
+            format!("stepped=20*off->return({});stopping=return", held.display()),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let err = collect_stderr(&mut child);
-    // a save of a layer of more than 4,096 states (so that it pauses), watched from start to
-    // end by its temporary file: a save is due again only after 20 times as long, and a layer
-    // of these takes a fraction of one, so that two of its durations after it the count has
-    // finished a layer it has not saved
-    let layers = dir.path().join("run.ckpt.layers");
-    let saved_at = || {
-        knights::frontier::snapshot::read_header(&layers)
-            .ok()
-            .flatten()
-            .and_then(|h| h.layer())
-            .map_or(0, |(a, _)| a)
-    };
-    let saving = || {
-        names(dir.path())
-            .iter()
-            .any(|n| n.starts_with(".knights-tmp.") && n.ends_with("run.ckpt.layers"))
-    };
     let t0 = Instant::now();
-    let alive = |child: &mut Child| {
+    while !held.exists() {
         assert!(
             t0.elapsed() < HANG && child.try_wait().unwrap().is_none(),
-            "the count ended before it was stopped"
+            "the count ended before it was held: {}",
+            err.lock().unwrap()
         );
         std::thread::sleep(Duration::from_millis(2));
-    };
-    let took = loop {
-        while !saving() {
-            alive(&mut child);
-        }
-        let began = Instant::now();
-        while saving() {
-            alive(&mut child);
-        }
-        // a save that paused (the first has a layer of a few states)
-        if began.elapsed() >= Duration::from_millis(80) && saved_at() > 1 {
-            break began.elapsed();
-        }
-    };
-    std::thread::sleep(took * 2);
+    }
     sigterm(&child);
     assert!(
         wait_for_text(&mut child, &err, "stopping: saving the work in progress"),
@@ -390,7 +370,7 @@ fn a_second_stop_signal_gives_up_the_save_and_leaves_no_file() {
     assert_eq!(names(&scratch), Vec::<String>::new());
     let left: Vec<String> = names(dir.path())
         .into_iter()
-        .filter(|n| n != "scratch")
+        .filter(|n| n != "scratch" && n != "held")
         .collect();
     assert_eq!(left, vec!["run.ckpt", "run.ckpt.layers"], "{said}");
     let out = knights().args(args).arg("--json").output().unwrap();
