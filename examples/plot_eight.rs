@@ -1,15 +1,17 @@
 //! Draws `results/eight.svg` from `results/eight.csv`: peak resident memory and wall time of a
 //! frontier count against the number of pieces it was cut into by the earlier cut (`--pieces N`,
 //! since replaced by the digit tree), one series per count (7x7 open, 8x8 closed); and, given
-//! `bounds`, `results/bounds.svg` from `results/bounds.csv` and `results/bounds-colours.csv`:
-//! peak resident memory and CPU time of the digit tree's counts against `--max-memory` (written
-//! by `scripts/measure-bounds.sh`; `default`, the machine's three quarters, is drawn at 18 GiB),
-//! the counts measured before the colour rule of the path's ends in thin dashed lines and those
-//! measured with it in full ones (closed counts have no ends: theirs are the earlier figures,
-//! full). Given `disk`, `results/disk.svg` from `results/disk.csv`: wall time and peak resident
+//! `bounds`, `results/bounds.svg`: peak resident memory and CPU time of the digit tree's counts
+//! against `--max-memory` (written by `scripts/measure-bounds.sh`; `default`, the machine's three
+//! quarters, is drawn at 18 GiB), those of the builds that send their tables to disk
+//! (`results/disk.csv`, from the floor of each count up) in full lines, over those of before
+//! (`results/bounds.csv`, and `results/bounds-colours.csv` where the colour rule of the path's
+//! ends measured a count again) in thin dashed ones that stop where those builds refused the
+//! bound. Given `disk`, `results/disk.svg` from `results/disk.csv`: wall time and peak resident
 //! memory of the counts whose tables go to disk past half the bound, against `--max-memory` (the
 //! rows of the build before the tables went to disk left out; of two runs at one point, the
-//! later).
+//! later). The bounds' plots have both axes logarithmic, as the small bounds and the small
+//! counts are where the dial matters; the legend is below the panels, clear of the data.
 //! The figures are whole commands measured with the system's `time` (`results/eight.md` and
 //! `results/disk.md` have the commands).
 //! `cargo run --release --example plot_eight [bounds|disk]`.
@@ -17,7 +19,9 @@
 use std::collections::BTreeMap;
 use std::error::Error;
 
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 const RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/");
 
@@ -83,8 +87,37 @@ struct Axis {
     desc: &'static str,
     from: f64,
     to: f64,
+    /// Whether the y axis is logarithmic too.
+    log_y: bool,
 }
 
+/// One colour a count, the same in both panels and the legend below them.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 78, 153),
+    RGBColor(192, 57, 43),
+    RGBColor(39, 174, 96),
+    RGBColor(142, 68, 173),
+    RGBColor(230, 126, 34),
+    RGBColor(22, 160, 160),
+    RGBColor(120, 120, 120),
+    RGBColor(200, 60, 150),
+];
+
+/// The counts drawn, in the order of their colours.
+fn names(drawn: &[Drawn]) -> Vec<String> {
+    let names: std::collections::BTreeSet<&String> =
+        drawn.iter().flat_map(|d| d.series.keys()).collect();
+    names.into_iter().cloned().collect()
+}
+
+/// Whether the series `name` of `d` is an earlier figure that a later file measured again
+/// (drawn thin and dashed).
+fn superseded(drawn: &[Drawn], at: usize, name: &String) -> bool {
+    drawn[at].earlier && drawn[at + 1..].iter().any(|o| o.series.contains_key(name))
+}
+
+/// One panel, both axes logarithmic (the small bounds and the small counts are where the dial
+/// matters), its legend left to the strip below the panels.
 fn panel(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     drawn: &[Drawn],
@@ -92,72 +125,124 @@ fn panel(
     title: &str,
     unit: &str,
 ) -> Result<(), Box<dyn Error>> {
-    let top = drawn
-        .iter()
-        .flat_map(|d| d.series.values().flatten())
-        .map(|p| p.1)
-        .fold(0.0f64, f64::max)
-        * 1.15;
-    let mut chart = ChartBuilder::on(area)
+    let values = || {
+        drawn
+            .iter()
+            .flat_map(|d| d.series.values().flatten())
+            .map(|p| p.1)
+    };
+    let top = values().fold(0.0f64, f64::max) * if axis.log_y { 1.3 } else { 1.15 };
+    let bottom = values().fold(f64::INFINITY, f64::min) / 1.3;
+    let mut builder = ChartBuilder::on(area);
+    builder
         .caption(title, ("sans-serif", 18))
         .margin(15)
         .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((axis.from..axis.to).log_scale(), 0.0f64..top)?;
+        .y_label_area_size(60);
+    let x = (axis.from..axis.to).log_scale();
+    // the bounds' plots draw counts orders apart, the pieces' plot (`eight`) two counts one
+    // order apart: a linear y axis for that one
+    if axis.log_y {
+        draw(
+            builder.build_cartesian_2d(x, (bottom..top).log_scale())?,
+            drawn,
+            axis,
+            unit,
+        )
+    } else {
+        draw(builder.build_cartesian_2d(x, 0.0..top)?, drawn, axis, unit)
+    }
+}
+
+/// The mesh and the series of a panel, on either kind of y axis.
+fn draw<'a, Y>(
+    mut chart: ChartContext<'a, SVGBackend<'a>, Cartesian2d<LogCoord<f64>, Y>>,
+    drawn: &[Drawn],
+    axis: &Axis,
+    unit: &str,
+) -> Result<(), Box<dyn Error>>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
     chart
         .configure_mesh()
         .x_desc(axis.desc)
         .y_desc(unit)
         .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| {
+            if *y >= 10.0 || y.fract() == 0.0 {
+                format!("{y:.0}")
+            } else {
+                format!("{y:.1}")
+            }
+        })
         .draw()?;
-    let palette = [
-        RGBColor(31, 78, 153),
-        RGBColor(192, 57, 43),
-        RGBColor(39, 174, 96),
-        RGBColor(142, 68, 173),
-    ];
-    // one colour a count, whichever file it is in
-    let names: std::collections::BTreeSet<&String> =
-        drawn.iter().flat_map(|d| d.series.keys()).collect();
+    let names = names(drawn);
     let colour_of = |name: &String| {
-        let k = names.iter().position(|&n| n == name).unwrap_or(0);
-        palette[k % palette.len()]
+        let k = names.iter().position(|n| n == name).unwrap_or(0);
+        PALETTE[k % PALETTE.len()]
     };
-    for d in drawn {
+    for (at, d) in drawn.iter().enumerate() {
         for (name, pts) in &d.series {
             let colour = colour_of(name);
-            // an earlier figure is drawn as such where a later file measured the count again
-            let superseded = d.earlier
-                && drawn
-                    .iter()
-                    .any(|o| !o.earlier && o.series.contains_key(name));
-            if superseded {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        pts.iter().copied(),
-                        6,
-                        4,
-                        colour.mix(0.6).stroke_width(1),
-                    ))?
-                    .label(format!("{name}, before the colour rule"))
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], colour.mix(0.6))
-                    });
+            if superseded(drawn, at, name) {
+                chart.draw_series(DashedLineSeries::new(
+                    pts.iter().copied(),
+                    6,
+                    4,
+                    colour.mix(0.6).stroke_width(1),
+                ))?;
                 chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.mix(0.6))))?;
             } else {
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?
-                    .label(name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+                chart.draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?;
                 chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
             }
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
+    Ok(())
+}
+
+/// The legend, outside the panels: one entry a count in its colour, and what a dashed line is
+/// where the picture has any.
+fn legend(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    drawn: &[Drawn],
+    dashed: &str,
+) -> Result<(), Box<dyn Error>> {
+    let font = ("sans-serif", 14).into_font().color(&BLACK);
+    let names = names(drawn);
+    for (k, name) in names.iter().enumerate() {
+        let (x, y) = (70 + 170 * (k as i32 % 6), 18 + 22 * (k as i32 / 6));
+        let c = PALETTE[k % PALETTE.len()];
+        area.draw(&PathElement::new(
+            vec![(x, y), (x + 24, y)],
+            c.stroke_width(3),
+        ))?;
+        area.draw(&Text::new(
+            name.clone(),
+            (x + 30, y),
+            font.clone().pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    let any_dashed = drawn
+        .iter()
+        .enumerate()
+        .any(|(at, d)| d.series.keys().any(|n| superseded(drawn, at, n)));
+    if any_dashed {
+        let y = 18 + 22 * (names.len().div_ceil(6) as i32);
+        let g = RGBColor(90, 90, 90);
+        for i in 0..3 {
+            area.draw(&PathElement::new(
+                vec![(70 + 10 * i, y), (76 + 10 * i, y)],
+                g.mix(0.6).stroke_width(1),
+            ))?;
+        }
+        area.draw(&Text::new(
+            dashed.to_string(),
+            (100, y),
+            font.pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
     Ok(())
 }
 
@@ -181,6 +266,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                 desc: "--max-memory (MiB; default drawn at 18 GiB)",
                 from: 20.0,
                 to: 30000.0,
+                log_y: true,
             },
             ("peak_mib", "peak resident memory", "MiB"),
             ("wall_s", "wall time, 2 threads", "seconds"),
@@ -190,8 +276,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             "bounds",
             Axis {
                 desc: "--max-memory (MiB; default drawn at 18 GiB)",
-                from: 100.0,
+                from: 20.0,
                 to: 30000.0,
+                log_y: true,
             },
             ("peak_mib", "peak resident memory", "MiB"),
             ("cpu_s", "CPU time (user + system), 2 threads", "seconds"),
@@ -203,38 +290,50 @@ fn main() -> Result<(), Box<dyn Error>> {
                 desc: "pieces (--pieces N, the earlier cut)",
                 from: 0.8,
                 to: 64.0,
+                log_y: false,
             },
             ("peak_rss_gib", "peak resident memory", "GiB"),
             ("wall_s", "wall time, 2 threads", "seconds"),
         )
     };
-    // the earlier figures first, then those of the build now (the colour rule's)
-    let mut files = vec![(name.to_string(), true)];
-    if bounds && !disk {
-        files.push(("bounds-colours".to_string(), false));
-    } else {
-        files[0].1 = false;
-    }
+    // the earlier figures first, then those of the build now: for `bounds`, the counts of
+    // before the tables went to disk (`bounds.csv`, and where the colour rule measured a count
+    // again, `bounds-colours.csv`), under those of the builds that send them to disk from the
+    // floor up (`disk.csv`)
+    let files: Vec<(Vec<&str>, bool)> = match name {
+        "bounds" => vec![
+            (vec!["bounds", "bounds-colours"], true),
+            (vec!["disk"], false),
+        ],
+        _ => vec![(vec![name], false)],
+    };
     let texts = files
         .iter()
-        .map(|(f, earlier)| {
-            Ok((
-                std::fs::read_to_string(format!("{RESULTS}{f}.csv"))?,
-                *earlier,
-            ))
+        .map(|(fs, earlier)| {
+            let texts = fs
+                .iter()
+                .map(|f| std::fs::read_to_string(format!("{RESULTS}{f}.csv")))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((texts, *earlier))
         })
         .collect::<Result<Vec<_>, Box<dyn Error>>>()?;
     let svg = format!("{RESULTS}{name}.svg");
-    let root = SVGBackend::new(&svg, (1100, 500)).into_drawing_area();
+    let root = SVGBackend::new(&svg, (1100, 580)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (left, right) = root.split_horizontally(550);
+    let (top, bottom) = root.split_vertically(500);
+    let (left, right) = top.split_horizontally(550);
     let x = if bounds { "bound_mib" } else { "pieces" };
     let drawn = |column: &str| {
         texts
             .iter()
-            .map(|(text, earlier)| {
+            .map(|(texts, earlier)| {
+                // of two files of one generation, the later's series of a count wins
+                let mut series = Series::new();
+                for text in texts {
+                    series.extend(read(text, x, column)?);
+                }
                 Ok(Drawn {
-                    series: read(text, x, column)?,
+                    series,
                     earlier: *earlier,
                 })
             })
@@ -242,6 +341,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     panel(&left, &drawn(memory.0)?, &axis, memory.1, memory.2)?;
     panel(&right, &drawn(time.0)?, &axis, time.1, time.2)?;
+    legend(
+        &bottom,
+        &drawn(memory.0)?,
+        "dashed: before the tables went to disk past half the bound (refused below the points)",
+    )?;
     root.present()?;
     println!("wrote {svg}");
     Ok(())
