@@ -108,6 +108,7 @@ pub mod heuristics;
 pub mod human;
 pub mod hunt;
 pub mod input;
+pub(crate) mod layer;
 pub mod limits;
 pub mod list;
 pub mod memory;

@@ -608,7 +608,7 @@ mod tests {
     #[test]
     fn damaged_saved_states_are_found_by_status() {
         use crate::frontier::snapshot::{RunName, save};
-        use crate::frontier::table::Layer;
+        use crate::layer::Layer;
         use crate::walk::entry::Shape;
         let dir = tempfile::tempdir().unwrap();
         let ckpt = dir.path().join("run.ckpt");
@@ -626,7 +626,7 @@ mod tests {
             "sweep",
             9,
             (9, 36),
-            &[("current", crate::frontier::table::Src::Mem(&t))],
+            &[("current", crate::layer::Src::Mem(&t))],
             None,
         )
         .unwrap();

@@ -22,11 +22,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::snapshot::{self, RunName};
-use super::table::{Node, Src};
 use crate::disk::scratch::Scratch;
 use crate::durable::{CheckpointError, beside};
 use crate::engine::{Observer, RunError};
 use crate::human::human_duration;
+use crate::layer::{Node, Src};
 use crate::walk::state::Key;
 
 /// The phase a leaf's file names.

@@ -5,9 +5,9 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::spill::{Spill, entries};
-use super::table::Layer;
 use crate::durable::DiskError;
+use crate::layer::Layer;
+use crate::layer::spill::{Spill, entries};
 use crate::walk::state::{Key, byte_table, need};
 
 use super::join::*;

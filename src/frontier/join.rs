@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
-use super::spill::entries;
-use super::table::{Batch, Bound, Builder, Layer, Src, big, big_words};
 use crate::durable::DiskError;
+use crate::layer::spill::entries;
+use crate::layer::{Batch, Bound, Builder, Layer, Src, big, big_words};
 use crate::walk::state::{Key, TERM, has, need};
 
 use super::index::*;

@@ -56,13 +56,13 @@ use super::pieces::{
     TREE_PARAM, above_left, by_class, depth_of_param, order, own_times, piece_classes, sample_first,
 };
 use super::snapshot;
-use super::table::{Batch, Layer, Node, Src, Stopped};
 use super::{Cut, Run};
 use crate::disk::scratch::Scratch;
 use crate::durable::TurnLock;
 use crate::engine::{Host, Made, Ran, RunError, Split};
 use crate::error::Error;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
+use crate::layer::{Batch, Layer, Node, Src, Stopped};
 use crate::memory::{give_back, relieve};
 use crate::walk::layout::{self, Step};
 use crate::walk::sizes::{

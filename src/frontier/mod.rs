@@ -25,7 +25,6 @@
 //! crossing and the join, where the tables are largest, are the pieces'. Each piece counts a
 //! whole number of tours, and the pieces' counts add up to the total exactly.
 
-mod builder;
 mod column;
 mod index;
 pub(crate) mod join;
@@ -33,9 +32,7 @@ mod leaves;
 mod meet;
 mod pieces;
 pub mod snapshot;
-pub(crate) mod spill;
 mod sweep;
-pub(crate) mod table;
 mod tree;
 
 use std::collections::BTreeMap;
@@ -57,6 +54,7 @@ use crate::human::{group_u64, human_bytes, human_duration, plural};
 use crate::piece::Piece;
 
 use crate::disk::scratch::Scratch;
+use crate::layer::{Bound, Layer, Node, Src, Stopped};
 use crate::walk::layout::{Rules, Step, Walk};
 use crate::walk::state::Key;
 use crate::walk::{growth, layout, sizes};
@@ -72,7 +70,6 @@ use run::*;
 use saver::*;
 use snapshot::{RunName, Snapshot};
 use sweep::Sweep;
-use table::{Bound, Layer, Node, Src, Stopped};
 
 /// The largest window: thirteen pieces' labels fit the 4-bit codes.
 pub const MAX_WINDOW: u32 = 26;

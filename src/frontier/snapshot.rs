@@ -43,13 +43,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-#[cfg(test)]
-use super::table::Layer;
-use super::table::{Batch, Bound, Builder, EMPTY, Node, Src};
 use crate::disk::frames::{FRAME_HEADER, FrameError, FrameWriter, read_frames};
 use crate::disk::scratch::Scratch;
 use crate::durable::{CheckpointError, replace_with};
 use crate::engine::RunError;
+#[cfg(test)]
+use crate::layer::Layer;
+use crate::layer::{Batch, Bound, Builder, EMPTY, Node, Src};
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::state::Key;
 
@@ -549,7 +549,7 @@ pub(crate) fn load_to<K: Key>(
         // a table that passes the bound goes to the scratch folder: a failure there is that
         // disk's, and the checkpoint is whole
         let layer = builder.finish_node().map_err(|e| match e {
-            super::table::Stopped::Disk(e) => RunError::Disk(e),
+            crate::layer::Stopped::Disk(e) => RunError::Disk(e),
             _ => damaged(path, "its counts do not fit their words").into(),
         })?;
         if layer.len() != count as u64 {

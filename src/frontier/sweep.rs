@@ -1,6 +1,6 @@
 //! Walking a layer of states through steps: every state expanded in parallel into the next layer,
 //! counts widened when they outgrow their words, the memory bound and the stop flag honoured.
-//! A layer is read from memory or from disk alike (see `spill.rs`), and where a scratch folder
+//! A layer is read from memory or from disk alike (see `crate::layer::spill`), and where a scratch folder
 //! is given, a table that passes its share of the bound goes to disk instead of stopping.
 
 use std::sync::Mutex;
@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_bigint::BigUint;
 
-use super::table::{Batch, Bound, Builder, Layer, Node, Src, Stopped, big};
 use super::tree;
 use crate::disk::scratch::Scratch;
+use crate::layer::{Batch, Bound, Builder, Layer, Node, Src, Stopped, big};
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::expand::{ANY, expand, expand_digit};
 use crate::walk::layout::Step;

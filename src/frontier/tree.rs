@@ -19,10 +19,10 @@
 
 use super::Run;
 use super::column::ColumnLog;
-use super::table::{Batch, Builder, Node, Src, Stopped};
 use crate::engine::RunError;
 use crate::error::Error;
 use crate::human::group_u64;
+use crate::layer::{Batch, Builder, Node, Src, Stopped};
 use crate::walk::layout::Step;
 use crate::walk::state::{Key, has};
 
@@ -65,7 +65,7 @@ impl<K: Key> Run<'_, K> {
         }
         let expect = layer.len() * 4;
         let half = self.sweep.limit.tables / 2;
-        let bound = super::table::Bound {
+        let bound = crate::layer::Bound {
             tables: half,
             process: self.sweep.limit.process,
         };

@@ -1,6 +1,6 @@
 //! What an entry of a state table is made of: a state's key bytes, then its count's 64-bit
-//! words, little-endian, read and written unaligned, in memory (`table.rs`) and in files
-//! (`spill.rs`, `crate::disk::frames`) alike.
+//! words, little-endian, read and written unaligned, in memory (`crate::layer`) and in files
+//! (`layer/spill.rs`, `crate::disk::frames`) alike.
 
 /// What an entry is made of: `key` bytes of key, then `limbs` words of count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

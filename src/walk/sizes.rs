@@ -192,7 +192,7 @@ pub(crate) const COLUMN_TREE_STATES: u64 = 1 << 21;
 /// holds besides them (its code, the threads' stacks and batches, the buffers of the files it
 /// reads, the join's index, the allocator's slack) is kept back, half the bound and at least
 /// 26 MiB (7x7 open under 32M was resident in 40 MiB with its tables held to 16 MiB, and in 36
-/// with 8). A table that would pass its share goes to disk (see `frontier::spill`).
+/// with 8). A table that would pass its share goes to disk (see `layer::spill`).
 pub(crate) fn table_bytes(bound: u64) -> u64 {
     if bound == u64::MAX {
         return u64::MAX;

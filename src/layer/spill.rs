@@ -1,11 +1,11 @@
 //! Tables on disk: the files a layer goes to when memory is short, and how they are read back.
 //!
 //! A layer is held in memory (a hash table) or in a file of its states one after another
-//! ([`Spill`]), read back a chunk at a time by whatever walks it (`Node` in `table.rs`). A
+//! ([`Spill`]), read back a chunk at a time by whatever walks it (`Node` in `layer/mod.rs`). A
 //! table being filled past its share of the memory bound writes a partition at a time to that
 //! partition's file of *runs* ([`Runs`]) and goes on in the memory it freed; when the layer is
 //! done, each partition's runs are combined in memory on their own (equal states added) and
-//! appended to one [`Spill`] by a [`SpillWriter`] (see `Builder::finish_node` in `table.rs`). A
+//! appended to one [`Spill`] by a [`SpillWriter`] (see `Builder::finish_node` in `builder.rs`). A
 //! partition is a 64th to a 512th of the layer, split further by more bits of the hash where its
 //! runs are larger than memory allows, so the memory a step holds is set by the bound, not by
 //! the layer.

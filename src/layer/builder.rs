@@ -14,7 +14,7 @@ use crate::durable::DiskError;
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::state::Key;
 
-use super::table::*;
+use super::*;
 
 /// A layer being filled by many threads.
 pub(crate) struct Builder<K: Key> {

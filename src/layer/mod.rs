@@ -1,5 +1,8 @@
-//! State tables: a layer of states and their counts, split into partitions by hash so that many
-//! threads fill one table at once, each partition an open-addressing table of its own.
+//! A layer of the frontier walk's states and their counts, in memory or on disk: its table,
+//! split into partitions by hash so that many threads fill one table at once, each partition an
+//! open-addressing table of its own; the builder that fills it (`builder.rs`); its files on disk
+//! past the memory bound (`spill.rs`). The frontier engine's walk, its join and its saved stages
+//! read and make their layers here (the exact sampler keeps its own tables, `sample::entry`).
 //!
 //! An entry is a state's key in as many bytes as its window needs (two slots a byte: 9 bytes for
 //! the 18 slots of 8x8, not the 16 of a `u128`) followed by its count, `limbs` 64-bit words,
@@ -16,13 +19,16 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use rayon::prelude::*;
 
-use super::spill::{Spill, SpillWriter, entries};
 use crate::disk::scratch::Scratch;
 use crate::durable::DiskError;
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::state::Key;
+use spill::{Spill, SpillWriter, entries};
 
-pub(crate) use super::builder::{Batch, Builder, big};
+mod builder;
+pub(crate) mod spill;
+
+pub(crate) use builder::{Batch, Builder, big};
 
 /// The most partitions a table has: enough that threads rarely wait for each other's locks.
 pub(crate) const PARTS: usize = 512;
