@@ -10,21 +10,7 @@ use crate::layer::Layer;
 use crate::layer::spill::{Spill, entries};
 use crate::walk::state::{Key, byte_table, need};
 
-use super::join::*;
-
-/// A right state ready for joining.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Right<L> {
-    pub(super) mates: L,
-    pub(super) term: u32,
-}
-
-/// The group of right states a class and a number of terminal-bound squares make: the join
-/// pairs a left state only with right states whose terminals complete its own to two.
-#[inline]
-pub(super) fn group(class: u64, terminals: u32) -> u64 {
-    class << 2 | u64::from(terminals.min(3))
-}
+use super::links::*;
 
 /// Bits of a sort key that hold where its state is (its part, then its place there); the group
 /// is above them. The right half's index and the join both sort states by group this way.

@@ -29,6 +29,7 @@ mod column;
 mod index;
 pub(crate) mod join;
 mod leaves;
+mod links;
 mod meet;
 mod pieces;
 pub mod snapshot;
