@@ -22,6 +22,7 @@ use crate::walk::layout::{self, Rules, Step, Walk};
 use crate::walk::state::Key;
 
 use super::Request;
+use super::fault::{Fault, fault};
 
 /// An exact sampler built from frontier layers.
 pub(crate) trait Draw: Send + Sync {
@@ -202,9 +203,9 @@ struct Tables<K, W> {
 }
 
 /// Builds the tables for `req`, or says why they are out of reach.
-pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dyn Draw>, String> {
+pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dyn Draw>, Fault> {
     if !fits(board, piece) {
-        return Err(format!(
+        return Err(fault!(
             "the frontier window of {board} is {} squares; its tables handle up to {}",
             window(board, piece),
             crate::frontier::MAX_WINDOW
@@ -218,7 +219,7 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
     }
 }
 
-fn build_k<K: Key>(board: Board, walk: Walk, req: &Request) -> Result<Box<dyn Draw>, String> {
+fn build_k<K: Key>(board: Board, walk: Walk, req: &Request) -> Result<Box<dyn Draw>, Fault> {
     let mut rules = Rules::default();
     let start = if req.closed {
         None
@@ -279,7 +280,7 @@ fn forward<K: Key>(
     walk: &Walk,
     steps: &[Step<K>],
     req: &Request,
-) -> Result<Vec<Vec<K>>, String> {
+) -> Result<Vec<Vec<K>>, Fault> {
     let mut layers: Vec<Vec<K>> = vec![vec![K::ZERO]];
     let mut bytes = 0u64;
     let per = std::mem::size_of::<K>() as u64 + 16;
@@ -307,7 +308,7 @@ fn forward<K: Key>(
         next.shrink_to_fit();
         bytes += next.len() as u64 * per;
         if bytes > req.max_memory {
-            return Err(format!(
+            return Err(fault!(
                 "the frontier tables for {board} passed the memory bound of {} (--max-memory) at square {} of {}",
                 human_bytes(req.max_memory),
                 i + 1,
@@ -319,7 +320,7 @@ fn forward<K: Key>(
             let states = projected(&ends, walk.w, walk.len);
             let need = states * per as f64;
             if need > req.max_memory as f64 {
-                return Err(format!(
+                return Err(fault!(
                     "the frontier tables for {board} are projected at {} after {} columns, over the memory bound of {} (--max-memory)",
                     human_bytes(need as u64),
                     ends.len(),
@@ -329,7 +330,7 @@ fn forward<K: Key>(
             if let Some(limit) = req.seconds {
                 let secs = states * SECONDS_PER_STATE / threads;
                 if secs > limit {
-                    return Err(format!(
+                    return Err(fault!(
                         "the frontier tables for {board} are projected at {states:.1e} states, about {secs:.0} s to build"
                     ));
                 }

@@ -220,11 +220,16 @@ pub fn chain_burn_in(squares: u64, closed: bool) -> u64 {
     20 * chain_thin(squares, closed)
 }
 
+/// The summary line of a sampler met in the middle, made from its description.
+type Says = Box<dyn Fn(&str) -> String + Send + Sync>;
+
 /// The engine drawing the tours.
 enum Engine {
     Dfs(Box<dfs::Dfs>),
     Layers(Box<dyn layers::Draw>),
-    Meet(Box<dyn meet::Batch>),
+    /// A sampler met in the middle, and how the summary says it from its description (which
+    /// changes where a batch makes it again with wider counts).
+    Meet(Box<dyn meet::Batch>, Says),
     Chain {
         chains: Vec<chain::Chain>,
         moves: chain::Moves,
@@ -466,7 +471,7 @@ impl Sampler {
     #[must_use]
     pub fn batch(&self) -> u64 {
         match self.engine {
-            Engine::Meet(_) => 1 << 16,
+            Engine::Meet(..) => 1 << 16,
             _ => 4096,
         }
     }
@@ -525,7 +530,7 @@ impl Sampler {
                 .into_par_iter()
                 .map(|r| l.unrank(&BigUint::from(r), false))
                 .collect(),
-            Engine::Meet(_) | Engine::Chain { .. } => return None,
+            Engine::Meet(..) | Engine::Chain { .. } => return None,
         };
         let piece = &self.piece;
         paths
@@ -571,17 +576,13 @@ impl Sampler {
                     (l.unrank(&r, coin), coin)
                 })
                 .collect(),
-            Engine::Meet(b) => {
-                let before = b.describe();
+            Engine::Meet(b, says) => {
                 let drawn = b.draw(seed, first, n).map_err(|e| match e {
                     Fault::Disk(d) => SampleError::Disk(d),
                     e => SampleError::OutOfReach(e.to_string()),
                 })?;
                 // a sampler made again in the batch (counts past a word) says so in the summary
-                let after = b.describe();
-                if after != before {
-                    self.how = self.how.replace(&before, &after);
-                }
+                self.how = says(&b.describe());
                 drawn
             }
             Engine::Chain {
@@ -730,7 +731,7 @@ fn meet_engine(
         symmetry: true,
         ..CountSpec::default()
     };
-    narrow_crossing(board, piece, &spec).map_err(and)?;
+    narrow_crossing(board, piece, &spec).map_err(and_fault)?;
     let secs = crate::frontier::reach_under(board, piece, &spec, CHOICE_THREADS, req.max_memory)
         .map_err(|e| and(e.to_string()))?
         .seconds;
@@ -755,33 +756,41 @@ fn meet_engine(
         ));
     }
     let b = meet::build(board, piece, req).map_err(and_fault)?;
-    let how = format!(
-        "({}; each batch makes again the leaves it lands in, with their layers)",
-        b.describe()
-    );
-    Ok(meet_described(b, req.closed, &how))
+    Ok(meet_described(b, req.closed, |d| {
+        format!("({d}; each batch makes again the leaves it lands in, with their layers)")
+    }))
 }
 
-/// A sampler inside a count met in the middle, with the words that say how it draws (`how`
-/// after "met in the middle") and its total of tours (open tours: both directions).
-fn meet_described(b: Box<dyn meet::Batch>, closed: bool, how: &str) -> (Engine, String, BigUint) {
+/// A sampler inside a count met in the middle, with the words that say how it draws (`how` of
+/// its description, after "met in the middle") and its total of tours (open tours: both
+/// directions).
+fn meet_described(
+    b: Box<dyn meet::Batch>,
+    closed: bool,
+    how: impl Fn(&str) -> String + Send + Sync + 'static,
+) -> (Engine, String, BigUint) {
     let undirected = BigUint::from(b.total());
     let (total, kind, cycles) = if closed {
         (undirected, "closed", " (undirected cycles)")
     } else {
         (undirected * 2u32, "open", "")
     };
-    let how = format!(
-        "exact: a uniform rank below {total} {kind} tours{cycles}, drawn inside the frontier count met in the middle {how}"
-    );
-    (Engine::Meet(b), how, total)
+    let shown = total.clone();
+    let says: Says = Box::new(move |described| {
+        format!(
+            "exact: a uniform rank below {shown} {kind} tours{cycles}, drawn inside the frontier count met in the middle {}",
+            how(described)
+        )
+    });
+    let how = says(&b.describe());
+    (Engine::Meet(b, says), how, total)
 }
 
 /// Why the exact sampler cannot draw inside the count met in the middle of `board`: a crossing
 /// of more boundary squares than its join takes.
-fn narrow_crossing(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), String> {
+fn narrow_crossing(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), Fault> {
     match crate::frontier::crossing_squares(board, piece, spec) {
-        Some(m) if m > crate::frontier::SAMPLE_CROSSING => Err(format!(
+        Some(m) if m > crate::frontier::SAMPLE_CROSSING => Err(fault::fault!(
             "exact sampling inside a count met in the middle joins crossings of at most {} squares, and the crossing of {board} has {m}: --method chain draws from a Markov chain instead",
             crate::frontier::SAMPLE_CROSSING
         )),
@@ -805,8 +814,7 @@ fn ledger_engine(
     narrow_crossing(board, piece, &spec)?;
     let whole = crate::count::folder::whole(dir).map_err(|e| e.to_string())?;
     let b = meet::from_ledger(board, piece, req, whole, &dir.display().to_string())?;
-    let how = b.describe();
-    Ok(meet_described(b, req.closed, &how))
+    Ok(meet_described(b, req.closed, str::to_string))
 }
 
 /// The threads the projections that choose the exact sampler's tables are made for, whatever
@@ -889,7 +897,9 @@ fn exact_engine(
         Tables::Layers => layers::build(board, piece, req)?,
         Tables::Auto | Tables::Search => match layers::build(board, piece, req) {
             Ok(l) => l,
-            Err(why) => return meet_engine(board, piece, req, Some(why)),
+            // why the layers do not apply, said before why the meeting does not either
+            Err(Fault::Why(why)) => return meet_engine(board, piece, req, Some(why)),
+            Err(f) => return Err(f),
         },
     };
     // open tours from any square: the layers count undirected paths, each drawn in a direction

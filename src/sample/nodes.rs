@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use crate::count::report::human_bytes;
 use crate::walk::state::Key;
 
+use super::fault::{Fault, fault};
 use super::entry::{Count, Entry};
 
 /// The first bytes of a node file.
@@ -143,12 +144,14 @@ impl NodeStore {
         fingerprint: u32,
         key_bytes: usize,
         tell: Option<fn(&str)>,
-    ) -> Result<NodeStore, String> {
+    ) -> Result<NodeStore, Fault> {
+        // a folder the user named that cannot be made or written is theirs to change (said in
+        // words, exit code 2), not a failure of the machine's
         std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot make the nodes folder '{}': {e}", dir.display()))?;
+            .map_err(|e| fault!("cannot make the nodes folder '{}': {e}", dir.display()))?;
         // (the claim sweeps what runs killed while they wrote left)
         let claim = crate::durable::claim(dir)
-            .map_err(|e| format!("cannot write in the nodes folder '{}': {e}", dir.display()))?;
+            .map_err(|e| fault!("cannot write in the nodes folder '{}': {e}", dir.display()))?;
         Ok(NodeStore {
             dir: dir.to_path_buf(),
             fingerprint,
