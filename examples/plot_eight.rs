@@ -23,6 +23,9 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+// one colour a count, the same in both panels and the legend below them
+use knights::bench::plot::PALETTE;
+
 const RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results/");
 
 /// Where `default` is drawn on the bound axis (MiB): three quarters of this machine's 24 GiB.
@@ -90,18 +93,6 @@ struct Axis {
     /// Whether the y axis is logarithmic too.
     log_y: bool,
 }
-
-/// One colour a count, the same in both panels and the legend below them.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(31, 78, 153),
-    RGBColor(192, 57, 43),
-    RGBColor(39, 174, 96),
-    RGBColor(142, 68, 173),
-    RGBColor(230, 126, 34),
-    RGBColor(22, 160, 160),
-    RGBColor(120, 120, 120),
-    RGBColor(200, 60, 150),
-];
 
 /// The counts drawn, in the order of their colours.
 fn names(drawn: &[Drawn]) -> Vec<String> {

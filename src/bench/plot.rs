@@ -199,8 +199,9 @@ pub fn svg(r: &Report) -> Result<String, PlotError> {
     Ok(text)
 }
 
-/// The colours of the scaling chart's items, in turn.
-const PALETTE: [RGBColor; 8] = [
+/// The colours of a chart's series in turn (the scaling chart's items, and the results'
+/// plots of counts against the bound).
+pub const PALETTE: [RGBColor; 8] = [
     RGBColor(31, 78, 153),
     RGBColor(86, 150, 220),
     RGBColor(46, 139, 87),

@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use crate::count::report::human_bytes;
 use crate::walk::state::Key;
 
-use super::fault::{Fault, fault};
 use super::entry::{Count, Entry};
+use super::fault::{Fault, fault};
 
 /// The first bytes of a node file.
 const MAGIC: &[u8; 8] = b"KNNODE02";
