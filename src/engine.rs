@@ -228,6 +228,86 @@ pub struct Ran {
     pub how: Option<String>,
     /// The frontier engine's largest layer.
     pub peak: Option<Peak>,
+    /// Where the frontier engine's time went in this process (see [`WorkSpan`]).
+    pub work: Option<Box<WorkSpan>>,
+}
+
+/// The kinds of parallel work a frontier count records the time of (see [`WorkSpan`]): its
+/// steps (a layer's states expanded into the next layer's tables, to disk past the bound), the
+/// right side's index for a join, and the joins.
+pub const PHASES: [&str; 3] = ["step", "index", "join"];
+
+/// The wall and CPU time of one kind of parallel work, summed over its calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PhaseTime {
+    pub wall: f64,
+    pub cpu: f64,
+    pub calls: u64,
+}
+
+/// Where a frontier count's time went in this process, recorded as it ran: the wall and CPU
+/// seconds of the whole run and of each kind of parallel work ([`PHASES`]), on `threads`
+/// threads and `cores` processors. What ran outside them (the digit tree's bookkeeping, saves,
+/// reading back, the barriers between layers) is taken as serial.
+///
+/// The model: a phase's CPU seconds are its work `W`; run on `c = min(threads, cores)` cores
+/// in wall time `w`, the part of it that kept one core alone is `S = (c w - W) / (c - 1)`
+/// (between 0 and `w`), the rest was spread over all `c`. At `p` threads the count then takes
+/// the time outside the phases plus, for each phase, `S + (W - S) / p`: Amdahl's law phase by
+/// phase, from one run. Memory bandwidth is not in it: the step runs about 20 times above this
+/// machine's bandwidth on one thread (`results/rows.md`), so the model stops holding once
+/// about 20 threads share one memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WorkSpan {
+    pub threads: usize,
+    pub cores: usize,
+    pub wall: f64,
+    pub cpu: f64,
+    pub phases: [PhaseTime; PHASES.len()],
+}
+
+impl WorkSpan {
+    /// The cores the run had: its threads, at most the machine's processors.
+    fn used(&self) -> usize {
+        self.threads.min(self.cores).max(1)
+    }
+
+    /// The part of phase `i` that kept one core alone (all of it where the run had one core:
+    /// one run on one core cannot tell its parallel part).
+    #[must_use]
+    pub fn serial(&self, i: usize) -> f64 {
+        let (w, work) = (self.phases[i].wall, self.phases[i].cpu);
+        let c = self.used() as f64;
+        if c <= 1.0 {
+            return w;
+        }
+        ((c * w - work) / (c - 1.0)).clamp(0.0, w)
+    }
+
+    /// The wall time outside every phase, taken as serial.
+    #[must_use]
+    pub fn outside(&self) -> f64 {
+        let inside: f64 = self.phases.iter().map(|p| p.wall).sum();
+        (self.wall - inside).max(0.0)
+    }
+
+    /// The seconds the model projects at `threads` threads (see [`WorkSpan`]); `None` where
+    /// the run had one core, which cannot tell a phase's parallel part from its serial one.
+    #[must_use]
+    pub fn projected(&self, threads: usize) -> Option<f64> {
+        if self.used() < 2 {
+            return None;
+        }
+        let p = threads.max(1) as f64;
+        let phases: f64 = (0..PHASES.len())
+            .map(|i| {
+                let s = self.serial(i);
+                let work = self.phases[i].cpu.max(s);
+                s + (work - s) / p
+            })
+            .sum();
+        Some(self.outside() + phases)
+    }
 }
 
 /// A counting engine.
@@ -281,6 +361,8 @@ pub struct Count {
     pub seconds: f64,
     /// What the frontier engine needed at its largest layer (`None` for the other engines).
     pub peak: Option<Peak>,
+    /// Where the frontier engine's time went in this process (`None` for the other engines).
+    pub work: Option<Box<WorkSpan>>,
 }
 
 impl Count {
@@ -300,6 +382,7 @@ impl Count {
             reason: Some(reason),
             seconds,
             peak: None,
+            work: None,
         }
     }
 }
@@ -374,4 +457,73 @@ pub enum RunError {
     Disk(#[from] crate::durable::DiskError),
     #[error("cannot start {threads} threads: {why}")]
     Threads { threads: usize, why: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(wall: f64, cpu: f64) -> PhaseTime {
+        PhaseTime {
+            wall,
+            cpu,
+            calls: 1,
+        }
+    }
+
+    /// A run of 2 threads on 2 cores: 1 s outside the phases; a step that kept both cores busy
+    /// (10 s wall, 20 s CPU), an index that kept one alone (4 s, 4 s), a join half and half
+    /// (3 s wall: 2 s of one core alone, then 2 s of work on two).
+    fn measured() -> WorkSpan {
+        WorkSpan {
+            threads: 2,
+            cores: 2,
+            wall: 18.0,
+            cpu: 29.0,
+            phases: [phase(10.0, 20.0), phase(4.0, 4.0), phase(3.0, 4.0)],
+        }
+    }
+
+    #[test]
+    fn a_phase_splits_into_its_serial_part_and_the_work_spread_over_the_cores() {
+        let w = measured();
+        assert!((w.outside() - 1.0).abs() < 1e-9);
+        assert!(w.serial(0).abs() < 1e-9);
+        assert!((w.serial(1) - 4.0).abs() < 1e-9);
+        assert!((w.serial(2) - 2.0).abs() < 1e-9);
+        // the run itself, then one thread (all the work in turn), then Amdahl phase by phase
+        assert!((w.projected(2).unwrap() - 18.0).abs() < 1e-9);
+        assert!((w.projected(1).unwrap() - (1.0 + 20.0 + 4.0 + 4.0)).abs() < 1e-9);
+        let at8 = 1.0 + 20.0 / 8.0 + 4.0 + (2.0 + 2.0 / 8.0);
+        assert!((w.projected(8).unwrap() - at8).abs() < 1e-9);
+        // never below the serial parts, however many threads
+        assert!(w.projected(1 << 20).unwrap() >= 1.0 + 4.0 + 2.0);
+    }
+
+    #[test]
+    fn a_run_on_one_core_projects_nothing() {
+        // two threads on one core, or one thread anywhere: no phase tells its parallel part
+        for (threads, cores) in [(2, 1), (1, 16)] {
+            let w = WorkSpan {
+                threads,
+                cores,
+                ..measured()
+            };
+            assert_eq!(w.projected(4), None);
+            assert!((w.serial(0) - 10.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn measurements_outside_the_model_are_clamped() {
+        // CPU time read coarsely: more than the cores could give (all parallel), or less than
+        // the wall (all serial)
+        let w = WorkSpan {
+            phases: [phase(1.0, 2.5), phase(1.0, 0.5), phase(0.0, 0.0)],
+            ..measured()
+        };
+        assert!(w.serial(0).abs() < 1e-9);
+        assert!((w.serial(1) - 1.0).abs() < 1e-9);
+        assert!(w.projected(4).unwrap().is_finite());
+    }
 }

@@ -198,6 +198,7 @@ fn figures(req: Request<'_>, counts: &[u64], complete: bool) -> Count {
         per_square: (complete && spec.per_square).then(|| counts.to_vec()),
         seconds: 0.0,
         peak: None,
+        work: None,
     }
 }
 

@@ -509,6 +509,7 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
                 per_square: None,
                 seconds: t0.elapsed().as_secs_f64(),
                 peak: ran.peak,
+                work: ran.work,
             },
             engine,
             threads,
@@ -538,6 +539,7 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         count.how = how;
     }
     count.peak = ran.peak.or(count.peak);
+    count.work = ran.work.or(count.work);
     count.seconds = t0.elapsed().as_secs_f64();
     Ok(Outcome {
         count,

@@ -156,6 +156,9 @@ impl<'a> Report<'a> {
             v["disk_written_bytes"] = serde_json::json!(peak.disk_written);
             v["disk_peak_bytes"] = serde_json::json!(peak.disk_peak);
         }
+        if let Some(w) = &c.work {
+            v["work_span"] = work_span_json(w);
+        }
         if let Some(table) = &c.per_square {
             let rows: Vec<Vec<u64>> = (0..b.rows)
                 .map(|r| table[(r * b.cols) as usize..((r + 1) * b.cols) as usize].to_vec())
@@ -164,6 +167,41 @@ impl<'a> Report<'a> {
         }
         v
     }
+}
+
+/// The threads `work_span.projected` projects a count at.
+pub const PROJECTED_THREADS: [usize; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/// `work_span` of `knights count --json` (see [`crate::engine::WorkSpan`]): the run's wall and
+/// CPU seconds, each phase's with the part that kept one core alone, the time outside them, and
+/// the model's seconds at [`PROJECTED_THREADS`] (null where the run had one core).
+fn work_span_json(w: &crate::engine::WorkSpan) -> serde_json::Value {
+    let phases: Vec<serde_json::Value> = crate::engine::PHASES
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            serde_json::json!({
+                "phase": name,
+                "wall_s": w.phases[i].wall,
+                "cpu_s": w.phases[i].cpu,
+                "calls": w.phases[i].calls,
+                "serial_s": w.serial(i),
+            })
+        })
+        .collect();
+    let projected: Vec<serde_json::Value> = PROJECTED_THREADS
+        .iter()
+        .map(|&p| serde_json::json!({ "threads": p, "seconds": w.projected(p) }))
+        .collect();
+    serde_json::json!({
+        "threads": w.threads,
+        "cores": w.cores,
+        "wall_s": w.wall,
+        "cpu_s": w.cpu,
+        "outside_s": w.outside(),
+        "phases": phases,
+        "projected": projected,
+    })
 }
 
 /// A count as a JSON integer, however large (serde_json keeps the digits).

@@ -150,6 +150,7 @@ pub fn figures(
         per_square: with_per_square.then(|| per_square(board, plan, units, counts)),
         seconds,
         peak: None,
+        work: None,
     }
 }
 

@@ -382,6 +382,7 @@ impl<K: Key> Run<'_, K> {
         Ok(Ran {
             how: Some(how),
             peak: Some(self.peak()),
+            work: Some(Box::new(self.work())),
         })
     }
 
@@ -1184,13 +1185,16 @@ impl<K: Key> Run<'_, K> {
         let keep = |i: usize, k: K| fin.prefixes.admits(j + i, k);
         let end = self.walk_kept(x.src(), &plan.xsteps[j..], j, "crossing", &keep)?;
         self.progress(plan.m + 1, &end, "join");
-        match join::join_src(
-            end.src(),
-            &plan.boundary,
-            &fin.index,
-            self.req.spec.closed,
-            self.stop,
-        ) {
+        let joined = self.sweep.timed(super::sweep::JOIN, || {
+            join::join_src(
+                end.src(),
+                &plan.boundary,
+                &fin.index,
+                self.req.spec.closed,
+                self.stop,
+            )
+        });
+        match joined {
             Ok(Some(c)) => Ok(c),
             Ok(None) => Err(self.tree_stopped(Stopped::Interrupted, plan.m)),
             Err(e) => Err(e.into()),

@@ -498,6 +498,7 @@ impl CountEngine for Frontier {
             per_square: None,
             seconds: 0.0,
             peak: None,
+            work: None,
         })
     }
 }

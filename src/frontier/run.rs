@@ -49,6 +49,8 @@ pub(super) struct Run<'a, K: Key> {
     /// Where a meeting's leaves are told as they are joined (the exact sampler's, see
     /// [`meet_leaves`]); `None` for a count.
     pub(super) sink: Option<std::sync::Mutex<MeetLeaves>>,
+    /// When the run began, and the process's CPU seconds then (for [`Run::work`]).
+    pub(super) began: (Instant, Option<f64>),
     pub(super) _key: std::marker::PhantomData<K>,
 }
 
@@ -177,6 +179,7 @@ impl<'a, K: Key> Run<'a, K> {
                 },
                 scratch: Scratch::new(scratch_dir(limits)),
                 beside: 0,
+                phases: std::sync::Mutex::default(),
                 stop,
                 peak_bytes: 0,
                 peak_states: 0,
@@ -215,6 +218,7 @@ impl<'a, K: Key> Run<'a, K> {
             leaves: leaves::LeafLog::default(),
             column_log: column::ColumnLog::default(),
             sink: None,
+            began: (Instant::now(), crate::engine::cpu_seconds()),
             _key: std::marker::PhantomData,
         })
     }
@@ -243,7 +247,7 @@ impl<'a, K: Key> Run<'a, K> {
             }
             return Ok(Ran {
                 how: Some(why.to_string()),
-                peak: None,
+                ..Ran::default()
             });
         }
         // the files a killed count left in the scratch folder go before this one makes its own
@@ -427,6 +431,7 @@ impl<'a, K: Key> Run<'a, K> {
                 Ok(Ran {
                     how: Some(sweep_how(&self.walk, self.rules.mirror)),
                     peak: Some(self.peak()),
+                    work: Some(Box::new(self.work())),
                 })
             }
             Walked::Interrupted => Ok(Ran::default()),
@@ -477,6 +482,21 @@ impl<'a, K: Key> Run<'a, K> {
         ));
     }
 
+    /// Where this run's time went so far (see [`WorkSpan`]).
+    pub(super) fn work(&self) -> crate::engine::WorkSpan {
+        let cpu = match (self.began.1, crate::engine::cpu_seconds()) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => 0.0,
+        };
+        crate::engine::WorkSpan {
+            threads: self.limits.threads,
+            cores: crate::engine::cores(),
+            wall: self.began.0.elapsed().as_secs_f64(),
+            cpu,
+            phases: *self.sweep.phases.lock().expect("no panic holding the lock"),
+        }
+    }
+
     pub(super) fn peak(&self) -> Peak {
         Peak {
             window: self.walk.window(),
@@ -504,6 +524,7 @@ impl<'a, K: Key> Run<'a, K> {
         Ran {
             how: None,
             peak: Some(self.peak()),
+            work: Some(Box::new(self.work())),
         }
     }
 
@@ -537,10 +558,10 @@ impl<'a, K: Key> Run<'a, K> {
                 })
                 .collect(),
         };
-        match right {
+        self.sweep.timed(super::sweep::INDEX, || match right {
             Node::Mem(l) => Ok(RightIndex::new(l, &slots)),
             Node::Disk(s) => Ok(RightIndex::from_file(&s, &slots)?),
-        }
+        })
     }
 
     /// The saved stage (`FILE.layers`) stops at a point this run does not have.

@@ -10,6 +10,7 @@ use num_bigint::BigUint;
 
 use super::tree;
 use crate::disk::scratch::Scratch;
+use crate::engine::{PHASES, PhaseTime, cpu_seconds};
 use crate::layer::{Batch, Bound, Builder, Layer, Node, Src, Stopped, big};
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::expand::{ANY, expand, expand_digit};
@@ -41,13 +42,43 @@ pub(crate) struct Sweep<'a, K: Key> {
     /// Bytes the caller holds in memory beside the walk (the nodes above it, a table being
     /// gathered), taken from the tables' share of the bound.
     pub(crate) beside: u64,
+    /// The wall and CPU time of the count's kinds of parallel work so far (`engine::PHASES`).
+    pub(crate) phases: Mutex<[PhaseTime; PHASES.len()]>,
 }
+
+/// The steps' place in `engine::PHASES`.
+pub(crate) const STEP: usize = 0;
+/// The right side's index's.
+pub(crate) const INDEX: usize = 1;
+/// The joins'.
+pub(crate) const JOIN: usize = 2;
 
 /// A step's worker: its batches into the tables being made, the tours it finished, and room to
 /// widen a count.
 type Worker<'b, K> = (Vec<Batch<'b, K>>, BigUint, Vec<u64>);
 
 impl<K: Key> Sweep<'_, K> {
+    /// `f`, its wall and CPU time added to phase `phase` (the CPU time is the process's, all
+    /// its threads: nothing else runs while a phase does).
+    pub(crate) fn timed<T>(&self, phase: usize, f: impl FnOnce() -> T) -> T {
+        let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
+        let r = f();
+        self.add_time(phase, t0, c0);
+        r
+    }
+
+    /// Adds the time since `t0` (and the process's CPU time since `c0`) to phase `phase`.
+    fn add_time(&self, phase: usize, t0: std::time::Instant, c0: Option<f64>) {
+        let cpu = match (c0, cpu_seconds()) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => 0.0,
+        };
+        let mut p = self.phases.lock().expect("no panic holding the lock");
+        p[phase].wall += t0.elapsed().as_secs_f64();
+        p[phase].cpu += cpu;
+        p[phase].calls += 1;
+    }
+
     /// Keeps `old` for the memory of a later layer (where it is in memory).
     pub(crate) fn recycle(&mut self, old: Node<K>) {
         if let Node::Mem(l) = old {
@@ -103,14 +134,17 @@ impl<K: Key> Sweep<'_, K> {
         step: &Step<K>,
         keep: impl Fn(K) -> bool + Sync,
     ) -> Result<(Node<K>, BigUint), Stopped> {
+        let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
         let mut limbs = src.shape().limbs;
-        loop {
+        let r = loop {
             match self.try_step(src, limbs, step, &keep) {
-                Ok(r) => return Ok(r),
+                Ok(r) => break Ok(r),
                 Err(Stopped::Overflow) => limbs += 1,
-                Err(e) => return Err(e),
+                Err(e) => break Err(e),
             }
-        }
+        };
+        self.add_time(STEP, t0, c0);
+        r
     }
 
     /// The children of a node of a digit tree (see `tree.rs`): its states walked through
@@ -127,14 +161,17 @@ impl<K: Key> Sweep<'_, K> {
         expect: u64,
         keep: impl Fn(K) -> bool + Sync,
     ) -> Result<Vec<Node<K>>, Stopped> {
+        let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
         let mut limbs = node.shape().limbs;
-        loop {
+        let r = loop {
             match self.try_routed(node, limbs, step, which, expect, &keep) {
-                Ok(r) => return Ok(r),
+                Ok(r) => break Ok(r),
                 Err(Stopped::Overflow) => limbs += 1,
-                Err(e) => return Err(e),
+                Err(e) => break Err(e),
             }
-        }
+        };
+        self.add_time(STEP, t0, c0);
+        r
     }
 
     /// Walks `src` through `step` into `n` tables (a state goes to `route(state)`), counts of

@@ -1354,3 +1354,72 @@ fn notes_and_errors_begin_with_different_words() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.starts_with("knights: "), "{err}");
 }
+
+/// `count --json` of the frontier engine records where its time went (`work_span`): the three
+/// kinds of parallel work with their calls, the time outside them, and the model's seconds at
+/// 1 to 256 threads, which give back the run's own time at its own threads and fall with more
+/// of them; a run on one core projects nothing (null), and the DFS records nothing.
+#[test]
+fn a_frontier_count_records_its_work_and_span() {
+    for threads in ["2", "1"] {
+        let v = json(&[
+            "count",
+            "6x6",
+            "--closed",
+            "--engine",
+            "frontier",
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        assert_eq!(v["undirected"], 9_862);
+        let w = &v["work_span"];
+        let names: Vec<&str> = w["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["phase"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["step", "index", "join"], "{w}");
+        for p in w["phases"].as_array().unwrap() {
+            assert!(p["calls"].as_u64().unwrap() > 0, "{w}");
+            let (wall, serial) = (
+                p["wall_s"].as_f64().unwrap(),
+                p["serial_s"].as_f64().unwrap(),
+            );
+            assert!((0.0..=wall).contains(&serial), "{w}");
+        }
+        let inside: f64 = w["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["wall_s"].as_f64().unwrap())
+            .sum();
+        let wall = w["wall_s"].as_f64().unwrap();
+        assert!(
+            inside <= wall && wall <= v["seconds"].as_f64().unwrap(),
+            "{w}"
+        );
+        let projected: Vec<(u64, Option<f64>)> = w["projected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["threads"].as_u64().unwrap(), p["seconds"].as_f64()))
+            .collect();
+        assert_eq!(
+            projected.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        );
+        let cores = w["cores"].as_u64().unwrap();
+        if threads == "2" && cores >= 2 {
+            let secs: Vec<f64> = projected.iter().map(|p| p.1.unwrap()).collect();
+            assert!((secs[1] - wall).abs() <= 1e-6 * wall.max(1.0), "{w}");
+            assert!(secs.windows(2).all(|s| s[1] <= s[0]), "{w}");
+            assert!(secs[8] >= w["outside_s"].as_f64().unwrap(), "{w}");
+        } else {
+            assert!(projected.iter().all(|p| p.1.is_none()), "{w}");
+        }
+    }
+    let v = json(&["count", "5x5", "--engine", "dfs", "--json"]);
+    assert!(v.get("work_span").is_none(), "{v}");
+}
