@@ -141,70 +141,71 @@ pub(super) fn join_parts<K: Key, L: Links>(
         let (lm, lt): (L, u32) = boundary.links(k);
         (lm, lt, boundary.ends(k), c)
     };
-    keys.par_chunks(JOIN_CHUNK).for_each(|chunk| {
-        // Relaxed: the flag only asks the workers to stop
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
-        // u128 while it fits; one-word counts multiply into a u128 each
-        let mut small: u128 = 0;
-        let mut big_sum = BigUint::ZERO;
-        let mut add = |prod: u128| match small.checked_add(prod) {
-            Some(s) => small = s,
-            None => {
-                big_sum += small;
-                small = prod;
+    keys.par_chunks(join_chunk(keys.len(), rayon::current_num_threads()))
+        .for_each(|chunk| {
+            // Relaxed: the flag only asks the workers to stop
+            if stop.load(Ordering::Relaxed) {
+                return;
             }
-        };
-        let mut wide = BigUint::ZERO;
-        let mut at = 0;
-        while at < chunk.len() {
-            // the run of left states asking the same group: each right row of the group is
-            // read once a block of rows for the whole run, not once a left state (a group's
-            // rows are often more than the caches hold)
-            let g = key_group(chunk[at]);
-            let mut end = at + 1;
-            while end < chunk.len() && key_group(chunk[end]) == g {
-                end += 1;
-            }
-            let range = right.runs[g as usize];
-            let run: Vec<_> = chunk[at..end].iter().map(|&k| of(k)).collect();
-            if right.limbs == 1 && run.iter().all(|t| t.3.single().is_some()) {
-                let pieces: Vec<(L, u32)> = run.iter().map(|t| (t.0, t.1)).collect();
-                let rows = range.0..range.1;
-                let acc = run_sums(
-                    &pieces,
-                    run[0].2,
-                    &right.states[rows.clone()],
-                    &right.counts[rows],
-                    closed,
-                );
-                for (x, t) in run.iter().enumerate() {
-                    let c = u128::from(t.3.single().expect("one word"));
-                    match acc[x].checked_mul(c) {
-                        Some(prod) => add(prod),
-                        None => wide += BigUint::from(acc[x]) * c,
-                    }
+            // u128 while it fits; one-word counts multiply into a u128 each
+            let mut small: u128 = 0;
+            let mut big_sum = BigUint::ZERO;
+            let mut add = |prod: u128| match small.checked_add(prod) {
+                Some(s) => small = s,
+                None => {
+                    big_sum += small;
+                    small = prod;
                 }
-            } else {
-                for t in &run {
-                    let n = t.2.count_ones();
-                    for i in range.0..range.1 {
-                        let r = right.states[i];
-                        if joins_paired(t.0, t.1, r.mates, r.term, t.2, n, closed) {
-                            let rc = &right.counts[i * right.limbs..(i + 1) * right.limbs];
-                            wide += big(t.3.bytes()) * big_words(rc);
+            };
+            let mut wide = BigUint::ZERO;
+            let mut at = 0;
+            while at < chunk.len() {
+                // the run of left states asking the same group: each right row of the group is
+                // read once a block of rows for the whole run, not once a left state (a group's
+                // rows are often more than the caches hold)
+                let g = key_group(chunk[at]);
+                let mut end = at + 1;
+                while end < chunk.len() && key_group(chunk[end]) == g {
+                    end += 1;
+                }
+                let range = right.runs[g as usize];
+                let run: Vec<_> = chunk[at..end].iter().map(|&k| of(k)).collect();
+                if right.limbs == 1 && run.iter().all(|t| t.3.single().is_some()) {
+                    let pieces: Vec<(L, u32)> = run.iter().map(|t| (t.0, t.1)).collect();
+                    let rows = range.0..range.1;
+                    let acc = run_sums(
+                        &pieces,
+                        run[0].2,
+                        &right.states[rows.clone()],
+                        &right.counts[rows],
+                        closed,
+                    );
+                    for (x, t) in run.iter().enumerate() {
+                        let c = u128::from(t.3.single().expect("one word"));
+                        match acc[x].checked_mul(c) {
+                            Some(prod) => add(prod),
+                            None => wide += BigUint::from(acc[x]) * c,
+                        }
+                    }
+                } else {
+                    for t in &run {
+                        let n = t.2.count_ones();
+                        for i in range.0..range.1 {
+                            let r = right.states[i];
+                            if joins_paired(t.0, t.1, r.mates, r.term, t.2, n, closed) {
+                                let rc = &right.counts[i * right.limbs..(i + 1) * right.limbs];
+                                wide += big(t.3.bytes()) * big_words(rc);
+                            }
                         }
                     }
                 }
+                at = end;
             }
-            at = end;
-        }
-        big_sum += small;
-        big_sum += wide;
-        if big_sum != BigUint::ZERO {
-            *total.lock().expect("no worker panics holding the lock") += big_sum;
-        }
-    });
+            big_sum += small;
+            big_sum += wide;
+            if big_sum != BigUint::ZERO {
+                *total.lock().expect("no worker panics holding the lock") += big_sum;
+            }
+        });
     (!stop.load(Ordering::Relaxed)).then(|| total.into_inner().expect("the workers are done"))
 }

@@ -600,12 +600,35 @@ fn shuffled_run(
     out
 }
 
-/// Crossing states a worker joins at a time.
+/// Crossing states a worker joins at a time, at most.
 pub(super) const JOIN_CHUNK: usize = 1 << 14;
+
+/// Crossing states a worker joins at a time, of `len` on `threads` threads: [`JOIN_CHUNK`], or
+/// less where that would leave threads idle, down to [`MIN_JOIN_CHUNK`] (a chunk reads each
+/// right row of a group once for its whole run of the group's left states, so a smaller chunk
+/// reads them more often). The leaves of 8x8 closed are joined a few thousand crossing states
+/// at a time: in one chunk a leaf, its join ran on one thread, 4.3 s of its 10.2 s on two
+/// (`results/work-span.md`).
+pub(super) fn join_chunk(len: usize, threads: usize) -> usize {
+    (len / (4 * threads.max(1))).clamp(MIN_JOIN_CHUNK, JOIN_CHUNK)
+}
+
+/// The smallest chunk [`join_chunk`] makes.
+pub(super) const MIN_JOIN_CHUNK: usize = 256;
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_join_is_cut_into_chunks_for_every_thread_within_bounds() {
+        // a few thousand crossing states: four chunks a thread, not one chunk for one thread
+        assert_eq!(join_chunk(8_000, 2), 1_000);
+        assert_eq!(join_chunk(8_000, 16), MIN_JOIN_CHUNK);
+        assert_eq!(join_chunk(100, 2), MIN_JOIN_CHUNK);
+        assert_eq!(join_chunk(1 << 24, 2), JOIN_CHUNK);
+        assert_eq!(join_chunk(1 << 20, 0), JOIN_CHUNK);
+    }
 
     fn mates<L: Links>(pairs: &[(u32, u32)]) -> L {
         pairs.iter().fold(L::default(), |m, &(a, b)| m.pair(a, b))
