@@ -534,6 +534,9 @@ pub struct TimedCount {
     /// The figure (open: directed tours; closed: undirected cycles), or `None` when the count
     /// was stopped at the limit.
     pub figure: Option<BigUint>,
+    /// Where the frontier engine's time went (`None` for the other engines, and where the
+    /// count was stopped).
+    pub work: Option<Box<crate::engine::WorkSpan>>,
 }
 
 /// Counts the knight's tours of `board` with `engine` on the current rayon pool, with the
@@ -586,8 +589,15 @@ pub fn time_count_spec(
         drop(done);
         (outcome, seconds)
     });
-    let figure = outcome?.map(|c| if closed { c.undirected } else { c.directed });
-    Ok(TimedCount { seconds, figure })
+    let (figure, work) = match outcome? {
+        Some(c) => (Some(if closed { c.undirected } else { c.directed }), c.work),
+        None => (None, None),
+    };
+    Ok(TimedCount {
+        seconds,
+        figure,
+        work,
+    })
 }
 
 /// One count on the current pool, stopped once `limit` has passed, its answer checked against
@@ -603,10 +613,12 @@ fn count_once(board: Board, closed: bool, solver: Solver, limit: Duration) -> Ru
         Ok(TimedCount {
             figure: Some(got),
             seconds,
+            ..
         }) => (seconds, got),
         Ok(TimedCount {
             figure: None,
             seconds,
+            ..
         }) => {
             return Run {
                 seconds,

@@ -2,7 +2,10 @@
 //! for, with the speedup and efficiency against one thread, and a model's projected speedup
 //! where the machine has too few cores to measure.
 //!
-//! The model is Amdahl's law fitted to the runs measured: from one thread's time `T1` and the
+//! A frontier item is projected by its own work–span record (`engine::WorkSpan`: Amdahl's law
+//! phase by phase, from the run on the most threads measured), its speedup taken against one
+//! thread measured. A DFS item, which records none, by Amdahl's law fitted to the runs measured:
+//! from one thread's time `T1` and the
 //! time `Tp` on the most threads `p > 1` this machine has, the serial fraction (the Karp–Flatt
 //! metric) `e = (p / S − 1) / (p − 1)` with `S = T1 / Tp`, and the speedup at `n` threads
 //! `1 / (e + (1 − e) / n)`. It names no cause (memory bandwidth, a serial phase, coarse units
@@ -21,6 +24,7 @@ use super::{Status, Suite};
 use crate::board::Board;
 use crate::count::report::group;
 use crate::count::{CountSpec, Engine};
+use crate::engine::WorkSpan;
 use crate::error::{Error, Result};
 
 /// One count of the scaling suite.
@@ -152,7 +156,7 @@ pub fn parse_threads(s: &str) -> Result<Vec<usize>> {
 
 /// One timed run of `item` on `threads` threads, stopped at `limit`: its seconds and answer,
 /// checked against the known count.
-fn run_once(item: Item, threads: usize, limit: Duration) -> Result<(f64, Status, Option<String>)> {
+fn run_once(item: Item, threads: usize, limit: Duration) -> Result<Once> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -166,10 +170,17 @@ fn run_once(item: Item, threads: usize, limit: Duration) -> Result<(f64, Status,
     let timed = pool.install(|| super::time_count_spec(item.board, spec, item.engine, limit));
     let t = match timed {
         Ok(t) => t,
-        Err(e) => return Ok((0.0, Status::Wrong(format!("the count failed: {e}")), None)),
+        Err(e) => {
+            return Ok((
+                0.0,
+                Status::Wrong(format!("the count failed: {e}")),
+                None,
+                None,
+            ));
+        }
     };
     let Some(got) = t.figure else {
-        return Ok((t.seconds, Status::Timeout, None));
+        return Ok((t.seconds, Status::Timeout, None, None));
     };
     let status = match known::count(item.board, item.closed) {
         Some(want) if want == got => Status::Checked,
@@ -184,8 +195,29 @@ fn run_once(item: Item, threads: usize, limit: Duration) -> Result<(f64, Status,
             item.board
         )),
     };
-    Ok((t.seconds, status, Some(group(&got))))
+    Ok((t.seconds, status, Some(group(&got)), t.work))
 }
+
+/// The model's speedup at `t` threads: by the work–span `record` where a frontier run left one
+/// (Amdahl's law phase by phase), against one thread measured (`one`) where it was, else
+/// against the record's own projection of one thread; otherwise by the serial fraction `fit`.
+fn projected_speedup(
+    record: Option<&WorkSpan>,
+    one: Option<f64>,
+    fit: Option<f64>,
+    t: usize,
+) -> Option<f64> {
+    match record {
+        Some(w) => {
+            let base = one.or_else(|| w.projected(1))?;
+            w.projected(t).map(|s| base / s)
+        }
+        None => fit.map(|e| amdahl(e, t)),
+    }
+}
+
+/// A timed run: its seconds, status, answer, and where the frontier engine's time went.
+type Once = (f64, Status, Option<String>, Option<Box<WorkSpan>>);
 
 /// A step of the suite, told before it runs: `(done, total, label)`.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
@@ -210,23 +242,28 @@ pub fn run(
     for &item in items {
         let name = item.name();
         let mut times: Vec<(usize, Option<f64>, Status, Option<String>)> = Vec::new();
+        // the work–span record of the finished run on the most threads (the frontier's)
+        let mut record: Option<Box<WorkSpan>> = None;
         for &t in &measured {
             progress(done, total, &format!("{name}, {t} thread{}", plural(t)));
-            let mut best: Option<(f64, Status, Option<String>)> = None;
+            let mut best: Option<Once> = None;
             let mut spent = 0.0;
             for _ in 0..3 {
-                let (s, status, answer) = run_once(item, t, limit)?;
-                spent += s;
-                let finished = status.finished();
-                if best.as_ref().is_none_or(|b| finished && s < b.0) {
-                    best = Some((s, status, answer));
+                let run = run_once(item, t, limit)?;
+                spent += run.0;
+                let finished = run.1.finished();
+                if best.as_ref().is_none_or(|b| finished && run.0 < b.0) {
+                    best = Some(run);
                 }
                 if !finished || spent > 2.0 {
                     break;
                 }
             }
-            let (s, status, answer) = best.expect("one run");
+            let (s, status, answer, work) = best.expect("one run");
             let secs = status.finished().then_some(s);
+            if secs.is_some() && work.as_ref().is_some_and(|w| w.projected(2).is_some()) {
+                record = work;
+            }
             times.push((t, secs, status, answer));
             done += 1;
         }
@@ -237,6 +274,7 @@ pub fn run(
             .find(|x| x.0 > 1 && x.1.is_some())
             .and_then(|x| serial_fraction(one? / x.1?, x.0));
         serial.push((name.clone(), fit));
+        let projected = |t: usize| projected_speedup(record.as_deref(), one, fit, t);
         for &t in threads {
             let got = times.iter().find(|x| x.0 == t);
             let (seconds, status, answer) = match got {
@@ -248,7 +286,7 @@ pub fn run(
                 threads: t,
                 seconds,
                 speedup: one.zip(seconds).map(|(a, b)| a / b),
-                projected_speedup: fit.map(|e| amdahl(e, t)),
+                projected_speedup: projected(t),
                 status,
                 answer,
             });
@@ -282,7 +320,7 @@ fn heading(r: &Report) -> String {
         .load
         .map_or(String::new(), |l| format!(", load {l:.2} at the start"));
     format!(
-        "scaling on {} core{}{load}; the model: Amdahl's law with the serial fraction fitted to the runs measured on 1 thread and on the most threads measured (rows past {} threads are projected only)",
+        "scaling on {} core{}{load}; the model: for the frontier, Amdahl's law phase by phase from the work–span record of its run on the most threads; for the DFS, Amdahl's law with the serial fraction fitted to the runs measured on 1 thread and on the most threads measured (rows past {} threads are projected only)",
         r.cores,
         plural(r.cores),
         r.cores
@@ -411,6 +449,38 @@ pub fn answers(r: &Report, item: &str) -> Vec<(usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frontier_item_is_projected_by_its_record_and_a_dfs_item_by_its_fit() {
+        use crate::engine::PhaseTime;
+        // 2 threads on 2 cores: 1 s outside the phases, a step of 10 s wall and 20 s of CPU
+        let step = PhaseTime {
+            wall: 10.0,
+            cpu: 20.0,
+            calls: 1,
+        };
+        let w = WorkSpan {
+            threads: 2,
+            cores: 2,
+            wall: 11.0,
+            cpu: 21.0,
+            phases: [step, PhaseTime::default(), PhaseTime::default()],
+        };
+        // against one thread measured (22 s), else against the record's own (21 s)
+        let at8 = projected_speedup(Some(&w), Some(22.0), Some(0.5), 8).unwrap();
+        assert!((at8 - 22.0 / (1.0 + 20.0 / 8.0)).abs() < 1e-9);
+        let own = projected_speedup(Some(&w), None, None, 8).unwrap();
+        assert!((own - 21.0 / 3.5).abs() < 1e-9);
+        // no record: the fraction fitted, or nothing
+        assert!((projected_speedup(None, Some(2.0), Some(0.5), 3).unwrap() - 1.5).abs() < 1e-9);
+        assert_eq!(projected_speedup(None, Some(2.0), None, 3), None);
+        // a record of one core projects nothing: the fit, if any, speaks
+        let one_core = WorkSpan { cores: 1, ..w };
+        assert_eq!(
+            projected_speedup(Some(&one_core), Some(22.0), None, 8),
+            None
+        );
+    }
 
     #[test]
     fn the_thread_list_is_read_and_refused_as_a_user_would_expect() {
