@@ -253,16 +253,25 @@ pub(crate) fn tour(geo: &Geometry, closed: bool, start: Option<u32>, deadline: D
                 Ok(Certificate::UNSAT) | Err(SolverError::EmptyClause | SolverError::Inconsistent),
             ) => None,
             Err(_) => return Answer::Unknown,
-            Ok(mut solver) => match solver.solve() {
-                Ok(Certificate::SAT(model)) => Some(model),
-                Ok(Certificate::UNSAT)
-                | Err(
-                    SolverError::EmptyClause
-                    | SolverError::Inconsistent
-                    | SolverError::RootLevelConflict(_),
-                ) => None,
-                Err(_) => return Answer::Unknown,
-            },
+            // splr 0.17 sorts its clauses by a comparison of float activities equal within an
+            // epsilon, which is not a total order, and the standard library's sort may panic on
+            // one (19x3 of 1,2+2,3+3,3 closed did): a panic in the solver is no answer, as the
+            // deadline passing is
+            Ok(mut solver) => {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solver.solve())) {
+                    Err(_) => return Answer::Unknown,
+                    Ok(Ok(Certificate::SAT(model))) => Some(model),
+                    Ok(
+                        Ok(Certificate::UNSAT)
+                        | Err(
+                            SolverError::EmptyClause
+                            | SolverError::Inconsistent
+                            | SolverError::RootLevelConflict(_),
+                        ),
+                    ) => None,
+                    Ok(Err(_)) => return Answer::Unknown,
+                }
+            }
         };
         let Some(model) = model else {
             return Answer::None { rounds };
