@@ -109,6 +109,16 @@ pub fn cpu_seconds() -> Option<f64> {
     Some(secs(u.ru_utime) + secs(u.ru_stime))
 }
 
+/// The process's CPU seconds since `c0`, an earlier [`cpu_seconds`] (0 where either could not
+/// be read).
+#[must_use]
+pub fn cpu_since(c0: Option<f64>) -> f64 {
+    match (c0, cpu_seconds()) {
+        (Some(a), Some(b)) => (b - a).max(0.0),
+        _ => 0.0,
+    }
+}
+
 /// The processors this process may use (1 where that cannot be read), read once: the standard
 /// library reads the cgroup's quota files on every call, about a tenth of a millisecond here,
 /// and a count asked it three times before it started.

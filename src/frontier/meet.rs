@@ -864,10 +864,7 @@ impl<K: Key> Run<'_, K> {
             let cpu = crate::engine::cpu_seconds();
             let (xc, yc) = self.child(plan, j, x, y, (q % 3) as usize)?;
             let wall = began.elapsed().as_secs_f64();
-            let cpu = match (cpu, crate::engine::cpu_seconds()) {
-                (Some(a), Some(b)) => b - a,
-                _ => 0.0,
-            };
+            let cpu = crate::engine::cpu_since(cpu);
             path.push((q, xc, yc));
             // the piece's own node is its own work, of its class; those above it are shared
             if j + 1 == d {

@@ -484,10 +484,7 @@ impl<'a, K: Key> Run<'a, K> {
 
     /// Where this run's time went so far (see [`WorkSpan`]).
     pub(super) fn work(&self) -> crate::engine::WorkSpan {
-        let cpu = match (self.began.1, crate::engine::cpu_seconds()) {
-            (Some(a), Some(b)) => (b - a).max(0.0),
-            _ => 0.0,
-        };
+        let cpu = crate::engine::cpu_since(self.began.1);
         crate::engine::WorkSpan {
             threads: self.limits.threads,
             cores: crate::engine::cores(),

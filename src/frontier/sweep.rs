@@ -10,7 +10,7 @@ use num_bigint::BigUint;
 
 use super::tree;
 use crate::disk::scratch::Scratch;
-use crate::engine::{PHASES, PhaseTime, cpu_seconds};
+use crate::engine::{PHASES, PhaseTime, cpu_seconds, cpu_since};
 use crate::layer::{Batch, Bound, Builder, Layer, Node, Src, Stopped, big};
 use crate::walk::entry::{Limbs, Shape};
 use crate::walk::expand::{ANY, expand, expand_digit};
@@ -69,10 +69,7 @@ impl<K: Key> Sweep<'_, K> {
 
     /// Adds the time since `t0` (and the process's CPU time since `c0`) to phase `phase`.
     fn add_time(&self, phase: usize, t0: std::time::Instant, c0: Option<f64>) {
-        let cpu = match (c0, cpu_seconds()) {
-            (Some(a), Some(b)) => (b - a).max(0.0),
-            _ => 0.0,
-        };
+        let cpu = cpu_since(c0);
         let mut p = self.phases.lock().expect("no panic holding the lock");
         p[phase].wall += t0.elapsed().as_secs_f64();
         p[phase].cpu += cpu;
