@@ -238,7 +238,7 @@ pub struct Ran {
     pub how: Option<String>,
     /// The frontier engine's largest layer.
     pub peak: Option<Peak>,
-    /// Where the frontier engine's time went in this process (see [`WorkSpan`]).
+    /// Where the count's time went in this process (see [`WorkSpan`]; the frontier's and the DFS's).
     pub work: Option<Box<WorkSpan>>,
 }
 
@@ -255,25 +255,73 @@ pub struct PhaseTime {
     pub calls: u64,
 }
 
-/// Where a frontier count's time went in this process, recorded as it ran: the wall and CPU
-/// seconds of the whole run and of each kind of parallel work ([`PHASES`]), on `threads`
-/// threads and `cores` processors. What ran outside them (the digit tree's bookkeeping, saves,
-/// reading back, the barriers between layers) is taken as serial.
+/// Where a count's time went in this process, recorded as it ran: the wall and CPU seconds of
+/// the whole run and of each kind of the frontier's parallel work ([`PHASES`]), or of each of
+/// the DFS's work units ([`UnitTimes`]), on `threads` threads and `cores` processors. What ran
+/// outside them (the digit tree's bookkeeping, saves, reading back, the barriers between
+/// layers; the DFS's plan and cut) is taken as serial.
 ///
-/// The model: a phase's CPU seconds are its work `W`; run on `c = min(threads, cores)` cores
-/// in wall time `w`, the part of it that kept one core alone is `S = (c w - W) / (c - 1)`
-/// (between 0 and `w`), the rest was spread over all `c`. At `p` threads the count then takes
-/// the time outside the phases plus, for each phase, `S + (W - S) / p`: Amdahl's law phase by
-/// phase, from one run. Memory bandwidth is not in it: the step runs about 20 times above this
-/// machine's bandwidth on one thread (`results/rows.md`), so the model stops holding once
-/// about 20 threads share one memory.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// The model, for the frontier: a phase's CPU seconds are its work `W`; run on
+/// `c = min(threads, cores)` cores in wall time `w`, the part of it that kept one core alone is
+/// `S = (c w - W) / (c - 1)` (between 0 and `w`), the rest was spread over all `c`. At `p`
+/// threads the count then takes the time outside the phases plus, for each phase,
+/// `S + (W - S) / p`: Amdahl's law phase by phase, from one run. For the DFS: the time outside
+/// its units plus the time `p` threads take to count the units as measured, each handed in turn
+/// to the thread free first (at least the work over `p`, at least the largest unit: a count
+/// whose largest unit is a tenth of its work cannot pass 10 times). Memory bandwidth is not in
+/// it: the frontier's step runs about 20 times above this machine's bandwidth on one thread
+/// (`results/rows.md`), so the model stops holding once about 20 threads share one memory.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WorkSpan {
     pub threads: usize,
     pub cores: usize,
     pub wall: f64,
     pub cpu: f64,
     pub phases: [PhaseTime; PHASES.len()],
+    /// The DFS's units (`None` for the frontier).
+    pub units: Option<UnitTimes>,
+}
+
+/// The DFS's work units as they were counted: the wall and CPU time of the whole parallel
+/// part, and each unit's seconds on its thread, in the order the units were handed out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitTimes {
+    pub wall: f64,
+    pub cpu: f64,
+    pub seconds: Vec<f64>,
+}
+
+impl UnitTimes {
+    /// The units' seconds in all: the work.
+    #[must_use]
+    pub fn work(&self) -> f64 {
+        self.seconds.iter().sum()
+    }
+
+    /// The largest unit's seconds: the span no number of threads goes below.
+    #[must_use]
+    pub fn largest(&self) -> f64 {
+        self.seconds.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The seconds `threads` threads take to count the units, each handed in turn to the
+    /// thread that is free first (list scheduling, as the DFS's workers take them).
+    #[must_use]
+    pub fn schedule(&self, threads: usize) -> f64 {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let p = threads.clamp(1, self.seconds.len().max(1));
+        // the threads' finishing times in nanoseconds (an integer, so that the heap orders them)
+        let mut free: BinaryHeap<Reverse<u64>> = (0..p).map(|_| Reverse(0)).collect();
+        let mut end = 0;
+        for &s in &self.seconds {
+            let Reverse(t) = free.pop().expect("at least one thread");
+            let t = t + (s.max(0.0) * 1e9) as u64;
+            end = end.max(t);
+            free.push(Reverse(t));
+        }
+        end as f64 / 1e9
+    }
 }
 
 impl WorkSpan {
@@ -297,14 +345,19 @@ impl WorkSpan {
     /// The wall time outside every phase, taken as serial.
     #[must_use]
     pub fn outside(&self) -> f64 {
-        let inside: f64 = self.phases.iter().map(|p| p.wall).sum();
+        let inside: f64 = self.phases.iter().map(|p| p.wall).sum::<f64>()
+            + self.units.as_ref().map_or(0.0, |u| u.wall);
         (self.wall - inside).max(0.0)
     }
 
     /// The seconds the model projects at `threads` threads (see [`WorkSpan`]); `None` where
-    /// the run had one core, which cannot tell a phase's parallel part from its serial one.
+    /// a frontier run had one core, which cannot tell a phase's parallel part from its serial
+    /// one (the DFS's units tell their own times on any number of cores).
     #[must_use]
     pub fn projected(&self, threads: usize) -> Option<f64> {
+        if let Some(u) = &self.units {
+            return Some(self.outside() + u.schedule(threads));
+        }
         if self.used() < 2 {
             return None;
         }
@@ -371,7 +424,8 @@ pub struct Count {
     pub seconds: f64,
     /// What the frontier engine needed at its largest layer (`None` for the other engines).
     pub peak: Option<Peak>,
-    /// Where the frontier engine's time went in this process (`None` for the other engines).
+    /// Where the count's time went in this process (the frontier's and the DFS's whole runs; `None`
+    /// for the other engines and for a count of no work).
     pub work: Option<Box<WorkSpan>>,
 }
 
@@ -491,6 +545,7 @@ mod tests {
             wall: 18.0,
             cpu: 29.0,
             phases: [phase(10.0, 20.0), phase(4.0, 4.0), phase(3.0, 4.0)],
+            units: None,
         }
     }
 
@@ -535,5 +590,50 @@ mod tests {
         assert!(w.serial(0).abs() < 1e-9);
         assert!((w.serial(1) - 1.0).abs() < 1e-9);
         assert!(w.projected(4).unwrap().is_finite());
+    }
+
+    /// A DFS count: 0.5 s outside its units; units of 4, 1, 1, 1 and 1 s counted in 5 s on two
+    /// threads.
+    fn units() -> WorkSpan {
+        WorkSpan {
+            threads: 2,
+            cores: 2,
+            wall: 5.5,
+            cpu: 8.5,
+            phases: [PhaseTime::default(); PHASES.len()],
+            units: Some(UnitTimes {
+                wall: 5.0,
+                cpu: 8.0,
+                seconds: vec![4.0, 1.0, 1.0, 1.0, 1.0],
+            }),
+        }
+    }
+
+    #[test]
+    fn the_units_are_handed_to_the_thread_free_first() {
+        let w = units();
+        let u = w.units.as_ref().unwrap();
+        assert!((u.work() - 8.0).abs() < 1e-9);
+        assert!((u.largest() - 4.0).abs() < 1e-9);
+        // one thread: all in turn; two: the first takes 4 s while the other takes the four
+        // of 1 s; more: the largest unit bounds it
+        assert!((u.schedule(1) - 8.0).abs() < 1e-9);
+        assert!((u.schedule(2) - 4.0).abs() < 1e-9);
+        assert!((u.schedule(64) - 4.0).abs() < 1e-9);
+        assert!((w.outside() - 0.5).abs() < 1e-9);
+        assert!((w.projected(1).unwrap() - 8.5).abs() < 1e-9);
+        assert!((w.projected(16).unwrap() - 4.5).abs() < 1e-9);
+        // in order, not sorted: the largest last is the worst case of list scheduling
+        let late = UnitTimes {
+            seconds: vec![1.0, 1.0, 1.0, 1.0, 4.0],
+            ..u.clone()
+        };
+        assert!((late.schedule(2) - 6.0).abs() < 1e-9);
+        // one thread's record projects too: each unit tells its own time
+        let one = WorkSpan {
+            threads: 1,
+            ..units()
+        };
+        assert!((one.projected(2).unwrap() - 4.5).abs() < 1e-9);
     }
 }

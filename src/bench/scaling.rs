@@ -465,6 +465,7 @@ mod tests {
             wall: 11.0,
             cpu: 21.0,
             phases: [step, PhaseTime::default(), PhaseTime::default()],
+            units: None,
         };
         // against one thread measured (22 s), else against the record's own (21 s)
         let at8 = projected_speedup(Some(&w), Some(22.0), Some(0.5), 8).unwrap();
@@ -475,7 +476,10 @@ mod tests {
         assert!((projected_speedup(None, Some(2.0), Some(0.5), 3).unwrap() - 1.5).abs() < 1e-9);
         assert_eq!(projected_speedup(None, Some(2.0), None, 3), None);
         // a record of one core projects nothing: the fit, if any, speaks
-        let one_core = WorkSpan { cores: 1, ..w };
+        let one_core = WorkSpan {
+            cores: 1,
+            ..w.clone()
+        };
         assert_eq!(
             projected_speedup(Some(&one_core), Some(22.0), None, 8),
             None

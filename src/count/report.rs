@@ -173,8 +173,9 @@ impl<'a> Report<'a> {
 pub const PROJECTED_THREADS: [usize; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /// `work_span` of `knights count --json` (see [`crate::engine::WorkSpan`]): the run's wall and
-/// CPU seconds, each phase's with the part that kept one core alone, the time outside them, and
-/// the model's seconds at [`PROJECTED_THREADS`] (null where the run had one core).
+/// CPU seconds, each of the frontier's phases with the part that kept one core alone, the DFS's
+/// units (how many, their work, the largest: null for the frontier), the time outside them,
+/// and the model's seconds at [`PROJECTED_THREADS`] (null where a frontier run had one core).
 fn work_span_json(w: &crate::engine::WorkSpan) -> serde_json::Value {
     let phases: Vec<serde_json::Value> = crate::engine::PHASES
         .iter()
@@ -193,6 +194,15 @@ fn work_span_json(w: &crate::engine::WorkSpan) -> serde_json::Value {
         .iter()
         .map(|&p| serde_json::json!({ "threads": p, "seconds": w.projected(p) }))
         .collect();
+    let units = w.units.as_ref().map(|u| {
+        serde_json::json!({
+            "count": u.seconds.len(),
+            "wall_s": u.wall,
+            "cpu_s": u.cpu,
+            "work_s": u.work(),
+            "largest_s": u.largest(),
+        })
+    });
     serde_json::json!({
         "threads": w.threads,
         "cores": w.cores,
@@ -200,6 +210,7 @@ fn work_span_json(w: &crate::engine::WorkSpan) -> serde_json::Value {
         "cpu_s": w.cpu,
         "outside_s": w.outside(),
         "phases": phases,
+        "units": units,
         "projected": projected,
     })
 }

@@ -11,6 +11,7 @@ pub mod units;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
@@ -20,7 +21,8 @@ pub use units::{Counter, count_each, count_each_scoped};
 
 use crate::board::Board;
 use crate::engine::{
-    Count, CountEngine, Host, Limits, Ran, Recorded, Request, RunError, Split, u64_counts,
+    Count, CountEngine, Host, Limits, Ran, Recorded, Request, RunError, Split, UnitTimes, WorkSpan,
+    u64_counts,
 };
 use crate::error::{Error, Result};
 use crate::hash::Fnv;
@@ -257,6 +259,7 @@ impl CountEngine for Dfs {
     }
 
     fn run(&self, req: Request<'_>, limits: &Limits, host: &dyn Host) -> Result<Ran, RunError> {
+        let began = (Instant::now(), crate::engine::cpu_seconds());
         let plan = Plan::new(req.board, req.piece, req.spec);
         if !limits.force {
             // shards run side by side, so the whole run's estimate is shared among them
@@ -289,7 +292,10 @@ impl CountEngine for Dfs {
         };
         let todo = host.start(&split)?;
         let error = Mutex::new(None);
-        let done = |u, c: u64| {
+        // each unit's seconds by unit, for the work–span record
+        let seconds = Mutex::new(vec![None; units.len()]);
+        let done = |u, c: u64, s: f64| {
+            seconds.lock().expect("no worker panics holding the lock")[u] = Some(s);
             if let Err(e) = host.done(u, c.into()) {
                 error
                     .lock()
@@ -300,14 +306,39 @@ impl CountEngine for Dfs {
         // a count of a millisecond or two (those cut into few units) runs on this thread, other
         // threads called in only once it has run a while; the others on rayon's pool (6x6 open
         // and 5x6 open took 1.14 and 1.22 times as long on threads called in late)
-        if unit_target(req.board, req.spec.closed) == SMALL_UNIT_TARGET {
-            count_each_scoped(&plan, &units, &todo, host.stop(), limits.threads, done);
+        let (t0, c0) = (Instant::now(), crate::engine::cpu_seconds());
+        let all = if unit_target(req.board, req.spec.closed) == SMALL_UNIT_TARGET {
+            count_each_scoped(&plan, &units, &todo, host.stop(), limits.threads, done)
         } else {
-            count_each(&plan, &units, &todo, host.stop(), done);
-        }
+            count_each(&plan, &units, &todo, host.stop(), done)
+        };
+        let counted = UnitTimes {
+            wall: t0.elapsed().as_secs_f64(),
+            cpu: crate::engine::cpu_since(c0),
+            // in the order they were handed out: the pending ones in turn
+            seconds: seconds
+                .into_inner()
+                .expect("the workers are done")
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
         match error.into_inner().expect("the workers are done") {
             Some(e) => Err(e),
-            None => Ok(Ran::default()),
+            None => Ok(Ran {
+                // a record of the whole count only: a stopped one's figures are not its work
+                work: all.then(|| {
+                    Box::new(WorkSpan {
+                        threads: limits.threads,
+                        cores: crate::engine::cores(),
+                        wall: began.0.elapsed().as_secs_f64(),
+                        cpu: crate::engine::cpu_since(began.1),
+                        phases: Default::default(),
+                        units: Some(counted),
+                    })
+                }),
+                ..Ran::default()
+            }),
         }
     }
 

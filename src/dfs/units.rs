@@ -35,26 +35,28 @@ impl<'p> Counter<'p> {
         c
     }
 
-    /// Counts `units[i]` and hands it to `done`, unless `stop` is set before it starts or
-    /// while it runs (then it is not reported: a unit that saw the flag may have given up part
-    /// way, and is counted again on resume). Whether it was counted.
+    /// Counts `units[i]` and hands it to `done` with the seconds it took, unless `stop` is set
+    /// before it starts or while it runs (then it is not reported: a unit that saw the flag may
+    /// have given up part way, and is counted again on resume). Whether it was counted.
     fn count_unless_stopped(
         &self,
         units: &[Unit],
         i: usize,
         stop: &AtomicBool,
-        done: &impl Fn(usize, u64),
+        done: &impl Fn(usize, u64, f64),
     ) -> bool {
         // Relaxed: the flag only asks workers to stop taking units and guards no other data;
         // the results reach the caller through `done` and rayon's join, which synchronise.
         if stop.load(Ordering::Relaxed) {
             return false;
         }
+        let t0 = Instant::now();
         let c = self.count(&units[i]);
+        let secs = t0.elapsed().as_secs_f64();
         if stop.load(Ordering::Relaxed) {
             return false;
         }
-        done(i, c);
+        done(i, c, secs);
         true
     }
 
@@ -74,7 +76,8 @@ impl<'p> Counter<'p> {
 }
 
 /// Counts the units `units[i]` for every `i` in `pending`, in parallel on the current rayon pool,
-/// calling `done(i, count)` as each one finishes (from the worker thread, in no fixed order).
+/// calling `done(i, count, seconds)` as each one finishes (from the worker thread, in no fixed
+/// order; `seconds` the unit's time on its thread, for the count's work–span record).
 ///
 /// Once `stop` is set no new unit starts and the units already running give up; only units that
 /// finished before the flag was seen are reported (the others are counted again on resume).
@@ -87,7 +90,7 @@ pub fn count_each<F>(
     done: F,
 ) -> bool
 where
-    F: Fn(usize, u64) + Sync,
+    F: Fn(usize, u64, f64) + Sync,
 {
     let counter = Counter::with_stop(plan, stop);
     pending
@@ -119,7 +122,7 @@ pub fn count_each_scoped<F>(
     done: F,
 ) -> bool
 where
-    F: Fn(usize, u64) + Sync,
+    F: Fn(usize, u64, f64) + Sync,
 {
     let counter = Counter::with_stop(plan, stop);
     let next = AtomicUsize::new(0);
@@ -182,10 +185,10 @@ mod tests {
         let pending: Vec<usize> = (0..units.len()).filter(|i| i % 3 != 1).collect();
         let got = Mutex::new(vec![None; units.len()]);
         let stop = AtomicBool::new(false);
-        assert!(count_each(&plan, &units, &pending, &stop, |i, c| got
-            .lock()
-            .unwrap()[i] =
-            Some(c)));
+        assert!(count_each(&plan, &units, &pending, &stop, |i, c, s| {
+            assert!(s >= 0.0);
+            got.lock().unwrap()[i] = Some(c);
+        }));
         let got = got.into_inner().unwrap();
         for i in 0..units.len() {
             assert_eq!(got[i], pending.contains(&i).then_some(all[i]), "unit {i}");
@@ -217,7 +220,7 @@ mod tests {
                     &pending,
                     &stop,
                     threads,
-                    |i, c| {
+                    |i, c, _| {
                         let mut g = got.lock().unwrap();
                         assert!(g[i].is_none(), "unit {i} reported twice");
                         g[i] = Some(c);
@@ -239,7 +242,7 @@ mod tests {
                 &pending,
                 &stop,
                 2,
-                |_, _| panic!("no unit may start")
+                |_, _, _| panic!("no unit may start")
             ));
         }
     }
@@ -251,8 +254,12 @@ mod tests {
         let units = plan.units(64);
         let pending: Vec<usize> = (0..units.len()).collect();
         let stop = AtomicBool::new(true);
-        assert!(!count_each(&plan, &units, &pending, &stop, |_, _| panic!(
-            "no unit may start"
-        )));
+        assert!(!count_each(
+            &plan,
+            &units,
+            &pending,
+            &stop,
+            |_, _, _| panic!("no unit may start")
+        ));
     }
 }

@@ -491,6 +491,7 @@ impl<'a, K: Key> Run<'a, K> {
             wall: self.began.0.elapsed().as_secs_f64(),
             cpu,
             phases: *self.sweep.phases.lock().expect("no panic holding the lock"),
+            units: None,
         }
     }
 

@@ -1358,7 +1358,8 @@ fn notes_and_errors_begin_with_different_words() {
 /// `count --json` of the frontier engine records where its time went (`work_span`): the three
 /// kinds of parallel work with their calls, the time outside them, and the model's seconds at
 /// 1 to 256 threads, which give back the run's own time at its own threads and fall with more
-/// of them; a run on one core projects nothing (null), and the DFS records nothing.
+/// of them; a run on one core projects nothing (null). The DFS records its units: their work,
+/// the largest, and a projection from one thread as from two, never below the largest unit.
 #[test]
 fn a_frontier_count_records_its_work_and_span() {
     for threads in ["2", "1"] {
@@ -1374,6 +1375,7 @@ fn a_frontier_count_records_its_work_and_span() {
         ]);
         assert_eq!(v["undirected"], 9_862);
         let w = &v["work_span"];
+        assert!(w["units"].is_null(), "{w}");
         let names: Vec<&str> = w["phases"]
             .as_array()
             .unwrap()
@@ -1420,6 +1422,42 @@ fn a_frontier_count_records_its_work_and_span() {
             assert!(projected.iter().all(|p| p.1.is_none()), "{w}");
         }
     }
-    let v = json(&["count", "5x5", "--engine", "dfs", "--json"]);
-    assert!(v.get("work_span").is_none(), "{v}");
+    for threads in ["1", "2"] {
+        let v = json(&[
+            "count",
+            "5x6",
+            "--engine",
+            "dfs",
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        assert_eq!(v["undirected"], 18_784);
+        let w = &v["work_span"];
+        let units = &w["units"];
+        assert_eq!(units["count"], v["units"], "{w}");
+        let (work, largest) = (
+            units["work_s"].as_f64().unwrap(),
+            units["largest_s"].as_f64().unwrap(),
+        );
+        assert!(0.0 < largest && largest <= work, "{w}");
+        assert!(
+            units["wall_s"].as_f64().unwrap() <= w["wall_s"].as_f64().unwrap(),
+            "{w}"
+        );
+        let secs: Vec<f64> = w["projected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["seconds"].as_f64().unwrap())
+            .collect();
+        let outside = w["outside_s"].as_f64().unwrap();
+        assert!(
+            (secs[0] - (outside + work)).abs() <= 1e-6 * secs[0].max(1.0),
+            "{w}"
+        );
+        assert!(secs.windows(2).all(|s| s[1] <= s[0] + 1e-9), "{w}");
+        assert!(secs[8] + 1e-9 >= outside + largest, "{w}");
+        assert!(secs[1] + 1e-9 >= outside + work / 2.0, "{w}");
+    }
 }
