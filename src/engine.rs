@@ -316,7 +316,7 @@ impl UnitTimes {
         let mut end = 0;
         for &s in &self.seconds {
             let Reverse(t) = free.pop().expect("at least one thread");
-            let t = t + (s.max(0.0) * 1e9) as u64;
+            let t = t + (s.max(0.0) * 1e9).round() as u64;
             end = end.max(t);
             free.push(Reverse(t));
         }

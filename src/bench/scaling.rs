@@ -2,10 +2,11 @@
 //! for, with the speedup and efficiency against one thread, and a model's projected speedup
 //! where the machine has too few cores to measure.
 //!
-//! A frontier item is projected by its own work–span record (`engine::WorkSpan`: Amdahl's law
-//! phase by phase, from the run on the most threads measured), its speedup taken against one
-//! thread measured. A DFS item, which records none, by Amdahl's law fitted to the runs measured:
-//! from one thread's time `T1` and the
+//! Each item is projected by its own work–span record (`engine::WorkSpan`, from the run on the
+//! most threads measured: for the frontier Amdahl's law phase by phase, for the DFS its units
+//! handed out in turn to the thread free first), its speedup the record's own time at one
+//! thread over its time at `n` (between 1 and `n`). The serial fraction fitted to the runs measured is printed beside it (and
+//! projects an item whose runs left no record): from one thread's time `T1` and the
 //! time `Tp` on the most threads `p > 1` this machine has, the serial fraction (the Karp–Flatt
 //! metric) `e = (p / S − 1) / (p − 1)` with `S = T1 / Tp`, and the speedup at `n` threads
 //! `1 / (e + (1 − e) / n)`. It names no cause (memory bandwidth, a serial phase, coarse units
@@ -198,22 +199,13 @@ fn run_once(item: Item, threads: usize, limit: Duration) -> Result<Once> {
     Ok((t.seconds, status, Some(group(&got)), t.work))
 }
 
-/// The model's speedup at `t` threads: by the work–span `record` where a frontier run left one
-/// (Amdahl's law phase by phase), against one thread measured (`one`) where it was, else
-/// against the record's own projection of one thread; otherwise by the serial fraction `fit`.
-fn projected_speedup(
-    record: Option<&WorkSpan>,
-    one: Option<f64>,
-    fit: Option<f64>,
-    t: usize,
-) -> Option<f64> {
-    match record {
-        Some(w) => {
-            let base = one.or_else(|| w.projected(1))?;
-            w.projected(t).map(|s| base / s)
-        }
-        None => fit.map(|e| amdahl(e, t)),
-    }
+/// The model's speedup at `t` threads: by the work–span `record` where the run left one that
+/// projects (its own time at one thread over its time at `t`, so between 1 and `t`), otherwise
+/// by the serial fraction `fit`.
+fn projected_speedup(record: Option<&WorkSpan>, fit: Option<f64>, t: usize) -> Option<f64> {
+    record
+        .and_then(|w| Some(w.projected(1)? / w.projected(t)?))
+        .or_else(|| fit.map(|e| amdahl(e, t)))
 }
 
 /// A timed run: its seconds, status, answer, and where the frontier engine's time went.
@@ -274,7 +266,7 @@ pub fn run(
             .find(|x| x.0 > 1 && x.1.is_some())
             .and_then(|x| serial_fraction(one? / x.1?, x.0));
         serial.push((name.clone(), fit));
-        let projected = |t: usize| projected_speedup(record.as_deref(), one, fit, t);
+        let projected = |t: usize| projected_speedup(record.as_deref(), fit, t);
         for &t in threads {
             let got = times.iter().find(|x| x.0 == t);
             let (seconds, status, answer) = match got {
@@ -320,7 +312,7 @@ fn heading(r: &Report) -> String {
         .load
         .map_or(String::new(), |l| format!(", load {l:.2} at the start"));
     format!(
-        "scaling on {} core{}{load}; the model: for the frontier, Amdahl's law phase by phase from the work–span record of its run on the most threads; for the DFS, Amdahl's law with the serial fraction fitted to the runs measured on 1 thread and on the most threads measured (rows past {} threads are projected only)",
+        "scaling on {} core{}{load}; the model: each count's work–span record of its run on the most threads, Amdahl's law phase by phase for the frontier, the units handed to the threads as they free for the DFS (rows past {} threads are projected only)",
         r.cores,
         plural(r.cores),
         r.cores
@@ -451,7 +443,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_frontier_item_is_projected_by_its_record_and_a_dfs_item_by_its_fit() {
+    fn an_item_is_projected_by_its_record_else_by_its_fit() {
         use crate::engine::PhaseTime;
         // 2 threads on 2 cores: 1 s outside the phases, a step of 10 s wall and 20 s of CPU
         let step = PhaseTime {
@@ -467,23 +459,34 @@ mod tests {
             phases: [step, PhaseTime::default(), PhaseTime::default()],
             units: None,
         };
-        // against one thread measured (22 s), else against the record's own (21 s)
-        let at8 = projected_speedup(Some(&w), Some(22.0), Some(0.5), 8).unwrap();
-        assert!((at8 - 22.0 / (1.0 + 20.0 / 8.0)).abs() < 1e-9);
-        let own = projected_speedup(Some(&w), None, None, 8).unwrap();
-        assert!((own - 21.0 / 3.5).abs() < 1e-9);
+        // the record's own one thread (21 s) over its 8 threads (1 + 20 / 8 s), whatever the fit
+        let at8 = projected_speedup(Some(&w), Some(0.5), 8).unwrap();
+        assert!((at8 - 21.0 / 3.5).abs() < 1e-9);
+        assert!((projected_speedup(Some(&w), None, 1).unwrap() - 1.0).abs() < 1e-9);
         // no record: the fraction fitted, or nothing
-        assert!((projected_speedup(None, Some(2.0), Some(0.5), 3).unwrap() - 1.5).abs() < 1e-9);
-        assert_eq!(projected_speedup(None, Some(2.0), None, 3), None);
-        // a record of one core projects nothing: the fit, if any, speaks
+        assert!((projected_speedup(None, Some(0.5), 3).unwrap() - 1.5).abs() < 1e-9);
+        assert_eq!(projected_speedup(None, None, 3), None);
+        // a frontier record of one core projects nothing: the fit, if any, speaks
         let one_core = WorkSpan {
             cores: 1,
             ..w.clone()
         };
-        assert_eq!(
-            projected_speedup(Some(&one_core), Some(22.0), None, 8),
-            None
-        );
+        assert_eq!(projected_speedup(Some(&one_core), None, 8), None);
+        assert!((projected_speedup(Some(&one_core), Some(0.5), 3).unwrap() - 1.5).abs() < 1e-9);
+        // a DFS record projects from one core too: 4 s of units and 4 of 1 s, 1 s outside
+        let dfs = WorkSpan {
+            threads: 1,
+            cores: 1,
+            wall: 9.0,
+            cpu: 9.0,
+            phases: [PhaseTime::default(); 3],
+            units: Some(crate::engine::UnitTimes {
+                wall: 8.0,
+                cpu: 8.0,
+                seconds: vec![4.0, 1.0, 1.0, 1.0, 1.0],
+            }),
+        };
+        assert!((projected_speedup(Some(&dfs), None, 16).unwrap() - 9.0 / 5.0).abs() < 1e-9);
     }
 
     #[test]

@@ -436,6 +436,8 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         e => e,
     };
     check(job, engine)?;
+    let fitted = fit_threads(job, engine, obs);
+    let job = fitted.as_ref().unwrap_or(job);
     // one run a checkpoint at a time, whichever engine writes it; held until the run returns
     let _lock = job
         .checkpoint
@@ -551,6 +553,33 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
         shard,
         finished,
         checkpoint: job.checkpoint.clone(),
+    })
+}
+
+/// `job` on fewer threads than one a core, where it asked for none and is a frontier count whose
+/// memory bound holds fewer (each thread holds its own buffers beside the tables: on a machine
+/// of many cores a bound that fits the count on a few threads would refuse it on all of them);
+/// said on `obs`. `None` where the job runs as it is.
+fn fit_threads(job: &Job, engine: Engine, obs: &dyn Observer) -> Option<Job> {
+    if job.threads.is_some() || engine != Engine::Frontier {
+        return None;
+    }
+    let all = default_threads();
+    let bound = job.limits().max_memory;
+    let n = frontier::threads_under(job.board, &job.piece, &job.spec, bound, all);
+    if n >= all {
+        return None;
+    }
+    obs.info(&format!(
+        "counting on {n} thread{} of {all}: --max-memory {} holds what {n} thread{} hold beside the tables ({} more for each); give more memory, or --threads to choose",
+        plural(n as u64),
+        crate::human::human_bytes(bound),
+        plural(n as u64),
+        crate::human::human_bytes(crate::walk::sizes::THREAD_BYTES),
+    ));
+    Some(Job {
+        threads: NonZeroUsize::new(n),
+        ..job.clone()
     })
 }
 

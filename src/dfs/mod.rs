@@ -40,14 +40,13 @@ pub const SMALL_SQUARES: u64 = 25;
 /// Work units of a board of up to [`SMALL_SQUARES`] squares.
 pub const SMALL_UNIT_TARGET: usize = 64;
 
-/// Boards of up to this many squares (and more than [`SMALL_SQUARES`]) are counted in
-/// [`MID_UNIT_TARGET`] units: a count of 6x6 takes milliseconds, and planning 4,096 units took
-/// half of `knights count 6x6 --closed` (10 ms whole against 5 ms with 256 units; `count 6x6`
-/// 0.102 s against 0.085 s).
+/// Closed counts of boards of up to this many squares are counted in [`SMALL_UNIT_TARGET`]
+/// units (see [`unit_target`]). Open ones of more than [`SMALL_SQUARES`] were counted in 256
+/// units, planned faster than 4,096; but 6x6 open's largest of them was a tenth of its work, so
+/// no number of threads could pass 10 times one, where in 4,096 (7,229 units, the largest a 27th
+/// of the work) the count's record projects 16 threads past 12 times one. The cost on two cores
+/// is 3 ms of 70 (`knights count 6x6 --engine dfs`, 20 pairs, median 1.045 of the wall).
 pub const MID_SQUARES: u64 = 36;
-
-/// Work units of a board of up to [`MID_SQUARES`] squares: still 128 a thread on two cores.
-pub const MID_UNIT_TARGET: usize = 256;
 
 /// The unit target of a count: a rule of the board and the kind of tour alone, so every shard
 /// and every resume of one version cuts alike (a log records its cut, see [`PAIR_CUT`]; shards
@@ -61,8 +60,6 @@ pub const MID_UNIT_TARGET: usize = 256;
 pub const fn unit_target(board: Board, closed: bool) -> usize {
     if board.squares() <= SMALL_SQUARES || (closed && board.squares() <= MID_SQUARES) {
         SMALL_UNIT_TARGET
-    } else if board.squares() <= MID_SQUARES {
-        MID_UNIT_TARGET
     } else {
         UNIT_TARGET
     }

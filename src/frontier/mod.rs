@@ -258,6 +258,22 @@ pub(crate) fn tables_room(max_memory: u64, window: u32, key_bytes: usize, thread
     sizes::tables_for(max_memory, window, key_bytes, threads)
 }
 
+/// The most threads of `threads` (at least one) a frontier count of `board` runs on under the
+/// bound `max_memory`: each thread past the first holds its own beside the tables
+/// (`walk::sizes::THREAD_BYTES`), so on a machine of many cores a bound that holds one
+/// thread's count may not hold one a core. `count` without `--threads` takes this many.
+#[must_use]
+pub fn threads_under(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    max_memory: u64,
+    threads: usize,
+) -> usize {
+    let walk = Walk::new(board, piece, spec.wide);
+    sizes::threads_within(max_memory, walk.window(), walk.key_bytes(), threads, false)
+}
+
 /// The smallest bound a count (or the exact sampler) of `board` takes on `threads` threads: an
 /// error naming it as `--max-memory` writes it, where `max_memory` is below it.
 pub(crate) fn check_floor(
