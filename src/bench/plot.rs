@@ -248,6 +248,10 @@ pub fn scaling_svg(r: &super::scaling::Report) -> Result<String, PlotError> {
             .configure_mesh()
             .x_desc("threads")
             .y_desc("speedup")
+            .x_labels(12)
+            .y_labels(12)
+            // one line a label: a log scale's fine lines crowd into grey bands
+            .light_line_style(TRANSPARENT)
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
@@ -281,7 +285,7 @@ pub fn scaling_svg(r: &super::scaling::Report) -> Result<String, PlotError> {
                 .map_err(fail)?;
             legend_row(&legend_area, k as i32, c, item.to_string())?;
         }
-        let note = "dots: measured; dashed: Amdahl's law fitted to them; grey: ideal";
+        let note = "dots: measured; dashed: the model from each count's own record of its run; grey: ideal";
         finish(&root, note)?;
     }
     Ok(text)
