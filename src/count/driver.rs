@@ -557,16 +557,37 @@ pub fn run(job: &Job, stop: &AtomicBool, obs: &dyn Observer) -> Result<Outcome, 
 }
 
 /// `job` on fewer threads than one a core, where it asked for none and is a frontier count whose
-/// memory bound holds fewer (each thread holds its own buffers beside the tables: on a machine
-/// of many cores a bound that fits the count on a few threads would refuse it on all of them);
-/// said on `obs`. `None` where the job runs as it is.
+/// memory bound holds fewer (see [`threads_held`]). `None` where the job runs as it is.
 fn fit_threads(job: &Job, engine: Engine, obs: &dyn Observer) -> Option<Job> {
     if job.threads.is_some() || engine != Engine::Frontier {
         return None;
     }
+    let n = threads_held(
+        job.board,
+        &job.piece,
+        &job.spec,
+        job.limits().max_memory,
+        obs,
+    )?;
+    Some(Job {
+        threads: Some(n),
+        ..job.clone()
+    })
+}
+
+/// The threads a frontier count of `board` given no `--threads` runs on under the bound
+/// `bound`, where that is fewer than one a core: each thread holds its own buffers beside the
+/// tables, so on a machine of many cores a bound that fits the count on a few threads would
+/// refuse it on all of them. Said on `obs`; `None` where every core fits.
+pub(super) fn threads_held(
+    board: Board,
+    piece: &Piece,
+    spec: &CountSpec,
+    bound: u64,
+    obs: &dyn Observer,
+) -> Option<NonZeroUsize> {
     let all = default_threads();
-    let bound = job.limits().max_memory;
-    let n = frontier::threads_under(job.board, &job.piece, &job.spec, bound, all);
+    let n = frontier::threads_under(board, piece, spec, bound, all);
     if n >= all {
         return None;
     }
@@ -577,10 +598,7 @@ fn fit_threads(job: &Job, engine: Engine, obs: &dyn Observer) -> Option<Job> {
         plural(n as u64),
         crate::human::human_bytes(crate::walk::sizes::THREAD_BYTES),
     ));
-    Some(Job {
-        threads: NonZeroUsize::new(n),
-        ..job.clone()
-    })
+    NonZeroUsize::new(n)
 }
 
 /// Refuses, before any work, a checkpoint log of another run (the cut is checked when the

@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::board::Board;
 use crate::durable::{CheckpointError, CheckpointLock};
-use crate::engine::{Limits, Observer, Peak, RunError, TreeSize};
+use crate::engine::{CountSpec, Limits, Observer, Peak, RunError, TreeSize};
 use crate::error::Error;
 use crate::piece::Piece;
 
@@ -319,8 +319,20 @@ pub fn run(
             tell_known(&done, &mut next, &mut lengths);
             Ok(())
         };
-        let limits = job.limits();
-        Some(super::driver::with_threads(job.threads, || {
+        // given no --threads, the threads the memory bound holds (as a count's)
+        let spec = CountSpec {
+            closed: job.closed,
+            ..CountSpec::default()
+        };
+        let threads = job
+            .threads
+            .or_else(|| super::driver::threads_held(board, &job.piece, &spec, job.max_memory, obs));
+        let fitted = RowJob {
+            threads,
+            ..job.clone()
+        };
+        let limits = fitted.limits();
+        Some(super::driver::with_threads(threads, || {
             crate::frontier::row(
                 job.width,
                 job.lengths.clone(),

@@ -1355,24 +1355,46 @@ fn notes_and_errors_begin_with_different_words() {
     assert!(err.starts_with("knights: "), "{err}");
 }
 
+/// `count BOARD --engine ENGINE --threads THREADS --json` (more arguments after), and its
+/// `work_span` with the model's seconds at each of its thread counts, in order.
+fn work_span(
+    board: &str,
+    engine: &str,
+    threads: &str,
+    more: &[&str],
+) -> (Value, Vec<(u64, Option<f64>)>) {
+    let mut args = vec![
+        "count",
+        board,
+        "--engine",
+        engine,
+        "--threads",
+        threads,
+        "--json",
+    ];
+    args.extend_from_slice(more);
+    let v = json(&args);
+    let projected = v["work_span"]["projected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["threads"].as_u64().unwrap(), p["seconds"].as_f64()))
+        .collect::<Vec<_>>();
+    assert_eq!(
+        projected.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    );
+    (v, projected)
+}
+
 /// `count --json` of the frontier engine records where its time went (`work_span`): the three
 /// kinds of parallel work with their calls, the time outside them, and the model's seconds at
 /// 1 to 256 threads, which give back the run's own time at its own threads and fall with more
-/// of them; a run on one core projects nothing (null). The DFS records its units: their work,
-/// the largest, and a projection from one thread as from two, never below the largest unit.
+/// of them; a run on one core projects nothing (null).
 #[test]
 fn a_frontier_count_records_its_work_and_span() {
     for threads in ["2", "1"] {
-        let v = json(&[
-            "count",
-            "6x6",
-            "--closed",
-            "--engine",
-            "frontier",
-            "--threads",
-            threads,
-            "--json",
-        ]);
+        let (v, projected) = work_span("6x6", "frontier", threads, &["--closed"]);
         assert_eq!(v["undirected"], 9_862);
         let w = &v["work_span"];
         assert!(w["units"].is_null(), "{w}");
@@ -1402,16 +1424,6 @@ fn a_frontier_count_records_its_work_and_span() {
             inside <= wall && wall <= v["seconds"].as_f64().unwrap(),
             "{w}"
         );
-        let projected: Vec<(u64, Option<f64>)> = w["projected"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| (p["threads"].as_u64().unwrap(), p["seconds"].as_f64()))
-            .collect();
-        assert_eq!(
-            projected.iter().map(|p| p.0).collect::<Vec<_>>(),
-            [1, 2, 4, 8, 16, 32, 64, 128, 256]
-        );
         let cores = w["cores"].as_u64().unwrap();
         if threads == "2" && cores >= 2 {
             let secs: Vec<f64> = projected.iter().map(|p| p.1.unwrap()).collect();
@@ -1422,16 +1434,15 @@ fn a_frontier_count_records_its_work_and_span() {
             assert!(projected.iter().all(|p| p.1.is_none()), "{w}");
         }
     }
+}
+
+/// `count --json` of the DFS records its units (`work_span.units`): how many, their work and
+/// the largest; the model projects from one thread as from two, every thread count's time at
+/// least the work over the threads and the largest unit, and falling with more threads.
+#[test]
+fn a_dfs_count_records_each_unit() {
     for threads in ["1", "2"] {
-        let v = json(&[
-            "count",
-            "5x6",
-            "--engine",
-            "dfs",
-            "--threads",
-            threads,
-            "--json",
-        ]);
+        let (v, projected) = work_span("5x6", "dfs", threads, &[]);
         assert_eq!(v["undirected"], 18_784);
         let w = &v["work_span"];
         let units = &w["units"];
@@ -1445,12 +1456,7 @@ fn a_frontier_count_records_its_work_and_span() {
             units["wall_s"].as_f64().unwrap() <= w["wall_s"].as_f64().unwrap(),
             "{w}"
         );
-        let secs: Vec<f64> = w["projected"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["seconds"].as_f64().unwrap())
-            .collect();
+        let secs: Vec<f64> = projected.iter().map(|p| p.1.unwrap()).collect();
         let outside = w["outside_s"].as_f64().unwrap();
         // (the model schedules in whole nanoseconds: thousands of units round by microseconds)
         let near = 1e-5;

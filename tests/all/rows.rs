@@ -381,3 +381,23 @@ fn bad_rows_are_refused_naming_the_value() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// A row given no `--threads` runs on the threads its memory bound holds, as a count does,
+/// and says so: 5 wide under 40M holds two (32 MiB and 7 a thread past the first), not the 8
+/// `RAYON_NUM_THREADS` gives; its lengths are the known ones.
+#[test]
+fn a_row_takes_the_threads_its_memory_bound_holds() {
+    let out = knights()
+        .args(["count", "5x8", "--lengths", "6..8", "--max-memory", "40M"])
+        .args(["--progress", "plain"])
+        .env("RAYON_NUM_THREADS", "8")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    for n in ["37,568", "1,245,736", "36,122,108"] {
+        assert!(text.contains(n), "{text}");
+    }
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("counting on 2 threads of 8"), "{err}");
+}
