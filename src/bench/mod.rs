@@ -534,8 +534,8 @@ pub struct TimedCount {
     /// The figure (open: directed tours; closed: undirected cycles), or `None` when the count
     /// was stopped at the limit.
     pub figure: Option<BigUint>,
-    /// Where the frontier engine's time went (`None` for the other engines, and where the
-    /// count was stopped).
+    /// Where the count's time went (the frontier's and the DFS's; `None` for the naive
+    /// engine, and where the count was stopped).
     pub work: Option<Box<crate::engine::WorkSpan>>,
 }
 

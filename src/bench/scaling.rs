@@ -5,8 +5,9 @@
 //! Each item is projected by its own work–span record (`engine::WorkSpan`, from the run on the
 //! most threads measured: for the frontier Amdahl's law phase by phase, for the DFS its units
 //! handed out in turn to the thread free first), its speedup the record's own time at one
-//! thread over its time at `n` (between 1 and `n`). The serial fraction fitted to the runs measured is printed beside it (and
-//! projects an item whose runs left no record): from one thread's time `T1` and the
+//! thread over its time at `n` (between 1 and `n`). The serial fraction fitted to the runs
+//! measured is printed beside it (and projects an item whose runs left no record that
+//! projects): from one thread's time `T1` and the
 //! time `Tp` on the most threads `p > 1` this machine has, the serial fraction (the Karp–Flatt
 //! metric) `e = (p / S − 1) / (p − 1)` with `S = T1 / Tp`, and the speedup at `n` threads
 //! `1 / (e + (1 − e) / n)`. It names no cause (memory bandwidth, a serial phase, coarse units
@@ -208,7 +209,7 @@ fn projected_speedup(record: Option<&WorkSpan>, fit: Option<f64>, t: usize) -> O
         .or_else(|| fit.map(|e| amdahl(e, t)))
 }
 
-/// A timed run: its seconds, status, answer, and where the frontier engine's time went.
+/// A timed run: its seconds, status, answer, and where the count's time went.
 type Once = (f64, Status, Option<String>, Option<Box<WorkSpan>>);
 
 /// A step of the suite, told before it runs: `(done, total, label)`.
@@ -234,7 +235,7 @@ pub fn run(
     for &item in items {
         let name = item.name();
         let mut times: Vec<(usize, Option<f64>, Status, Option<String>)> = Vec::new();
-        // the work–span record of the finished run on the most threads (the frontier's)
+        // the work–span record that projects, of the finished run on the most threads
         let mut record: Option<Box<WorkSpan>> = None;
         for &t in &measured {
             progress(done, total, &format!("{name}, {t} thread{}", plural(t)));

@@ -327,11 +327,8 @@ pub fn run(
         let threads = job
             .threads
             .or_else(|| super::driver::threads_held(board, &job.piece, &spec, job.max_memory, obs));
-        let fitted = RowJob {
-            threads,
-            ..job.clone()
-        };
-        let limits = fitted.limits();
+        let mut limits = job.limits();
+        limits.threads = threads.map_or(limits.threads, NonZeroUsize::get);
         Some(super::driver::with_threads(threads, || {
             crate::frontier::row(
                 job.width,

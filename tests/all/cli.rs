@@ -1467,6 +1467,23 @@ fn a_dfs_count_records_each_unit() {
     }
 }
 
+/// `knights ARGS` run to success with rayon's default pool of `threads` (`RAYON_NUM_THREADS`):
+/// its standard output and error.
+fn on_rayon_threads(args: &[&str], threads: &str) -> (String, String) {
+    let out = knights()
+        .args(args)
+        .env("RAYON_NUM_THREADS", threads)
+        .timeout(std::time::Duration::from_secs(HANG_SECS))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
 /// A frontier count given no `--threads` runs on the threads its memory bound holds, not one a
 /// core, and says so: 6x6 under 40M holds two threads' buffers (32 MiB and 7 a thread past the
 /// first), so a machine of 8 (`RAYON_NUM_THREADS`) counts on 2; asked for 8, it is refused.
@@ -1480,32 +1497,13 @@ fn a_frontier_count_takes_the_threads_its_memory_bound_holds() {
         "--max-memory",
         "40M",
     ];
-    let out = knights()
-        .args(count)
-        .args(["--progress", "plain"])
-        .env("RAYON_NUM_THREADS", "8")
-        .timeout(std::time::Duration::from_secs(HANG_SECS))
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, err) = on_rayon_threads(&[&count[..], &["--progress", "plain"]].concat(), "8");
     assert!(text.contains("3,318,960 undirected"), "{text}");
     assert!(text.contains("frontier engine, 2 threads"), "{text}");
-    let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("counting on 2 threads of 8"), "{err}");
     assert!(err.contains("--threads"), "{err}");
-    let v = knights()
-        .args(count)
-        .arg("--json")
-        .env("RAYON_NUM_THREADS", "8")
-        .timeout(std::time::Duration::from_secs(HANG_SECS))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&v).unwrap();
+    let (v, _) = on_rayon_threads(&[&count[..], &["--json"]].concat(), "8");
+    let v: Value = serde_json::from_str(&v).unwrap();
     assert_eq!(v["undirected"], 3_318_960, "{v}");
     assert_eq!(v["threads"], 2, "{v}");
     let err = fails_fast(
@@ -1524,23 +1522,17 @@ fn a_frontier_count_takes_the_threads_its_memory_bound_holds() {
     );
     assert!(err.contains("--max-memory 40.0 MiB"), "{err}");
     // a bound that holds them all says nothing
-    let out = knights()
-        .args([
+    let (text, err) = on_rayon_threads(
+        &[
             "count",
             "5x6",
             "--engine",
             "frontier",
             "--progress",
             "plain",
-        ])
-        .env("RAYON_NUM_THREADS", "3")
-        .timeout(std::time::Duration::from_secs(HANG_SECS))
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let text = String::from_utf8(out.stdout).unwrap();
+        ],
+        "3",
+    );
     assert!(text.contains("frontier engine, 3 threads"), "{text}");
-    let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.contains("counting on"), "{err}");
 }
