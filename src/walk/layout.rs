@@ -201,7 +201,17 @@ pub(crate) struct Step<K> {
     /// Where [`Rules::ends_differ`] holds (else `None`): what tells the colours of the ends
     /// the window no longer shows.
     pub(crate) colours: Option<Colours<K>>,
+    /// The squares ahead to look at, those that look only at slots outside [`Step::reach`]
+    /// first ([`Step::look_fixed`] of them).
     pub(crate) look: Vec<Look<K>>,
+    /// How many of [`Step::look`] (the first) look only at slots outside [`Step::reach`]: what
+    /// they say holds for every choice of the step, so the rules read them once a state, not
+    /// once a choice (a state tries five or six choices on 6 wide boards).
+    pub(crate) look_fixed: usize,
+    /// The slots (after the shift) whose class a choice of this step can change besides the
+    /// departing ones: the new square's (slot 0), its neighbours' ([`Step::back`]) and the
+    /// forced one. Whether any other slot is free or full is the same for every choice.
+    pub(crate) reach: K,
     /// Fixed ends of the path not yet walked.
     pub(crate) pending: u32,
     /// At the end of a column of a symmetric count: where the mirror (`y -> w - 1 - y`) sends
@@ -352,7 +362,11 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                 .fold(K::ZERO, |m, u| m.or(K::bit(slot(u))));
             // squares ahead that a full neighbour can starve (none past a cut): one with two or
             // more neighbours still to come can always get its edges from them
-            let look = if rules.cut.is_some() {
+            let reach = back
+                .iter()
+                .chain(&forced)
+                .fold(K::bit(0), |m, &s| m.or(K::bit(s)));
+            let mut look = if rules.cut.is_some() {
                 Vec::new()
             } else {
                 ((t + 1)..n.min(t + window))
@@ -371,6 +385,13 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                     })
                     .collect()
             };
+            // (a walked neighbour of a square ahead never departs: the square ahead is one of
+            // its neighbours still to come)
+            look.sort_by_key(|l: &Look<K>| l.slots.and(reach) != K::ZERO);
+            let look_fixed = look
+                .iter()
+                .filter(|l| l.slots.and(reach) == K::ZERO)
+                .count();
             // (slot `window` is past the key: no square leaves from it, see `window`)
             let no_end_slots = ((t + 1).saturating_sub(window)..=t)
                 .filter(|&u| no_end(u))
@@ -419,6 +440,8 @@ pub(crate) fn steps<K: Key>(walk: &Walk, rules: &Rules, from: u32, to: u32) -> V
                 no_end: no_end_slots,
                 colours,
                 look,
+                look_fixed,
+                reach,
                 pending,
                 mirror,
                 width,
