@@ -589,6 +589,42 @@ mod tests {
         out
     }
 
+    /// Walks `steps` over a plain map from the empty state, holding two builds of the rules to
+    /// the same choices of every state for every digit: the choices compared and the tours.
+    fn compare_walk(
+        board: Board,
+        steps: &[Step<u64>],
+        closed: bool,
+        builds: [Build; 2],
+    ) -> (usize, u64) {
+        let (mut compared, mut tours) = (0, 0);
+        let mut layer = BTreeMap::from([(0u64, 1u64)]);
+        for step in steps {
+            let mut next = BTreeMap::new();
+            for (&k, &c) in &layer {
+                for digit in [0, 1, 2, ANY] {
+                    let a = emitted(k, step, closed, digit, builds[0]);
+                    assert_eq!(
+                        a,
+                        emitted(k, step, closed, digit, builds[1]),
+                        "{board} {k:#x}"
+                    );
+                    compared += a.len();
+                    if digit == ANY {
+                        for (n, _) in a {
+                            match n {
+                                Some(n) => *next.entry(n).or_default() += c,
+                                None => tours += c,
+                            }
+                        }
+                    }
+                }
+            }
+            layer = next;
+        }
+        (compared, tours)
+    }
+
     #[test]
     fn both_builds_of_the_rules_make_the_same_choices() {
         // the one the processor runs (with its own bit count, where it has one) against the
@@ -603,27 +639,13 @@ mod tests {
         let mut compared = 0;
         for (rows, cols, closed) in [(5, 6, false), (5, 5, false), (4, 7, false), (6, 5, true)] {
             let (board, walk, rules) = knight_walk(rows, cols, closed);
-            let mut layer = BTreeMap::from([(0u64, 1u64)]);
-            let mut tours = 0;
-            for step in &steps::<u64>(&walk, &rules, 0, walk.n) {
-                let mut next = BTreeMap::new();
-                for (&k, &c) in &layer {
-                    for digit in [0, 1, 2, ANY] {
-                        let a = emitted(k, step, closed, digit, dispatched);
-                        assert_eq!(a, emitted(k, step, closed, digit, plain), "{board} {k:#x}");
-                        compared += a.len();
-                        if digit == ANY {
-                            for (n, _) in a {
-                                match n {
-                                    Some(n) => *next.entry(n).or_default() += c,
-                                    None => tours += c,
-                                }
-                            }
-                        }
-                    }
-                }
-                layer = next;
-            }
+            let (n, tours) = compare_walk(
+                board,
+                &steps(&walk, &rules, 0, walk.n),
+                closed,
+                [dispatched, plain],
+            );
+            compared += n;
             assert!(tours > 0, "{board}: the walk finds its tours");
         }
         assert!(compared > 10_000, "{compared} choices compared");
@@ -661,26 +683,14 @@ mod tests {
             }
             rules.cut = cut;
             let to = cut.map_or(walk.n, |c| c + walk.w);
-            let mut layer = BTreeMap::from([(0u64, 1u64)]);
-            for step in &steps::<u64>(&walk, &rules, 0, to.min(walk.n)) {
-                let mut next = BTreeMap::new();
-                for (&k, &c) in &layer {
-                    for digit in [0, 1, 2, ANY] {
-                        let a = emitted(k, step, closed, digit, bounded);
-                        assert_eq!(a, emitted(k, step, closed, digit, every), "{board} {k:#x}");
-                        compared += a.len();
-                        if digit == ANY {
-                            for (n, _) in a {
-                                match n {
-                                    Some(n) => *next.entry(n).or_default() += c,
-                                    None => tours += c,
-                                }
-                            }
-                        }
-                    }
-                }
-                layer = next;
-            }
+            let (n, t) = compare_walk(
+                board,
+                &steps(&walk, &rules, 0, to.min(walk.n)),
+                closed,
+                [bounded, every],
+            );
+            compared += n;
+            tours += t;
         }
         assert!(tours > 0, "the walks find their tours");
         assert!(compared > 100_000, "{compared} choices compared");
