@@ -1,7 +1,7 @@
 //! One step of the frontier walk: every way the new square can take its edges, the squares that
 //! leave the window, and the rules that drop states which can no longer become a tour.
 
-use super::layout::{Colours, Role, Step};
+use super::layout::{Colours, Look, Role, Step};
 use super::state::{Event, FREE, Key, SAT, TERM, add_edge, canonical, make_terminal};
 
 /// Adds `step`'s square to `key`: calls `emit(next)` for every state it can lead to and returns
@@ -146,13 +146,13 @@ fn choices_of<K: Key, const BOUND: bool>(
         bare: 0,
         fixed: Fixed::default(),
     };
-    // a square leaving with no edge gets at most one now: a closed tour is dead whatever the
-    // choice, an open one needs that edge (the square leaves as an end of the path); a closed
-    // tour's piece end leaving needs it too
     // the ends of the path every choice leads to at least (before the last square): see
     // `fixed_ends`
     let mut leaving_ends = 0;
     let bound = BOUND && !step.last;
+    // a square leaving with no edge gets at most one now: a closed tour is dead whatever the
+    // choice, an open one needs that edge (the square leaves as an end of the path); a closed
+    // tour's piece end leaving needs it too
     // (slot 0 is the new square itself, which leaves at the board's last square)
     for &s in step.departs.iter().filter(|&&s| s > 0) {
         let bit = K::bit(s);
@@ -378,39 +378,48 @@ struct Fixed {
 #[inline(always)]
 fn fixed_ends<K: Key>(k: K, step: &Step<K>, closed: bool) -> Option<Fixed> {
     let single_free = k.eq_mask(FREE).and(step.single).without(step.reach);
-    if single_free != K::ZERO && (closed || single_free.and(step.no_end) != K::ZERO) {
+    if dead_single(single_free, step, closed) {
         return None;
     }
-    let mut f = Fixed::default();
-    if step.look_fixed > 0 {
-        let sat = k.eq_mask(SAT);
-        f.looked = step.look_fixed;
-        for l in &step.look[..step.look_fixed] {
-            if let Some(one_left) = one_left(l, sat) {
-                if one_left {
-                    if closed || l.no_end {
-                        return None;
-                    }
-                    if !l.terminal {
-                        f.ahead += 1;
-                        f.ahead_on_a += u32::from(l.on_a);
-                    }
-                }
-            } else {
-                return None;
-            }
-        }
-    }
+    let mut f = Fixed {
+        looked: step.look_fixed,
+        ..Fixed::default()
+    };
+    (f.ahead, f.ahead_on_a) = read_ahead(&step.look[..step.look_fixed], k, closed)?;
     if !closed {
         f.ends = step.pending + f.ahead + k.eq_mask(TERM).ones() + single_free.ones();
     }
     Some(f)
 }
 
+/// The squares ahead in `looks` that state `k` leaves one usable neighbour and that can only
+/// be ends of the path then, and how many of those are on the corners' colour; `None` where
+/// one of them is starved, or is left one neighbour and cannot be an end.
+#[inline(always)]
+fn read_ahead<K: Key>(looks: &[Look<K>], k: K, closed: bool) -> Option<(u32, u32)> {
+    let (mut ahead, mut on_a) = (0, 0);
+    if looks.is_empty() {
+        return Some((ahead, on_a));
+    }
+    let sat = k.eq_mask(SAT);
+    for l in looks {
+        if one_left(l, sat)? {
+            if closed || l.no_end {
+                return None;
+            }
+            if !l.terminal {
+                ahead += 1;
+                on_a += u32::from(l.on_a);
+            }
+        }
+    }
+    Some((ahead, on_a))
+}
+
 /// Whether the square ahead `l` has one neighbour left that it can use, where the slots `sat`
 /// are full; `None` where it has none.
 #[inline(always)]
-fn one_left<K: Key>(l: &super::layout::Look<K>, sat: K) -> Option<bool> {
+fn one_left<K: Key>(l: &Look<K>, sat: K) -> Option<bool> {
     // what the square ahead can still use: `other` plus its walked neighbours not full
     let open = l.slots.without(sat);
     if l.other == 0 {
@@ -421,6 +430,14 @@ fn one_left<K: Key>(l: &super::layout::Look<K>, sat: K) -> Option<bool> {
     } else {
         Some(open == K::ZERO)
     }
+}
+
+/// Whether the free squares with one neighbour left `single_free` kill the state: such a
+/// square can only be an end of the path, which a closed tour has none of and a square of
+/// [`Step::no_end`] cannot be.
+#[inline(always)]
+fn dead_single<K: Key>(single_free: K, step: &Step<K>, closed: bool) -> bool {
+    single_free != K::ZERO && (closed || single_free.and(step.no_end) != K::ZERO)
 }
 
 enum Settled<K> {
@@ -469,8 +486,7 @@ fn settle<K: Key>(
     }
     let free = k.eq_mask(FREE);
     let single_free = free.and(step.single);
-    // a square with no edge and one neighbour left can only be an end
-    if single_free != K::ZERO && (closed || single_free.and(step.no_end) != K::ZERO) {
+    if dead_single(single_free, step, closed) {
         return None;
     }
     // (the squares ahead that no choice reaches were read once for the state: `fixed`)
@@ -488,21 +504,9 @@ fn settle<K: Key>(
         return None;
     }
     // how many of the squares ahead that can only be ends are on the corners' colour
-    let mut ahead_on_a = fixed.ahead_on_a;
-    if step.look.len() > fixed.looked {
-        let sat = k.eq_mask(SAT);
-        for l in &step.look[fixed.looked..] {
-            if one_left(l, sat)? {
-                if closed || l.no_end {
-                    return None;
-                }
-                if !l.terminal {
-                    ends += 1;
-                    ahead_on_a += u32::from(l.on_a);
-                }
-            }
-        }
-    }
+    let (more, on_a) = read_ahead(&step.look[fixed.looked..], k, closed)?;
+    ends += more;
+    let ahead_on_a = fixed.ahead_on_a + on_a;
     if ends > 2 {
         return None;
     }
