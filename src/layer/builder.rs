@@ -2,8 +2,8 @@
 //! partition ([`Batch`]), each partition an open-addressing table, and past its share of the
 //! memory bound written to disk as runs and combined when the layer is done.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use num_bigint::BigUint;
 use rayon::prelude::*;
@@ -216,16 +216,36 @@ impl<K: Key> Builder<K> {
         true
     }
 
-    /// Adds a batch of entries to partition `p`.
+    /// Adds a batch of entries to partition `p`, waiting for its lock.
     pub(super) fn flush(&self, p: usize, keys: &[K], counts: &[u64]) {
         if keys.is_empty() || self.failed() {
             return;
         }
-        let shape = self.shape;
-        let limbs = shape.limbs;
-        let mut part = self.parts[p]
+        let part = self.parts[p]
             .lock()
             .expect("no worker panics holding a lock");
+        self.flush_into(part, p, keys, counts);
+    }
+
+    /// [`Builder::flush`] where partition `p`'s lock is free; false (nothing added) where
+    /// another worker holds it.
+    pub(super) fn try_flush(&self, p: usize, keys: &[K], counts: &[u64]) -> bool {
+        if keys.is_empty() || self.failed() {
+            return true;
+        }
+        let part = match self.parts[p].try_lock() {
+            Ok(part) => part,
+            Err(TryLockError::WouldBlock) => return false,
+            Err(TryLockError::Poisoned(_)) => panic!("no worker panics holding a lock"),
+        };
+        self.flush_into(part, p, keys, counts);
+        true
+    }
+
+    /// Adds a batch of entries to partition `p`, whose lock is `part`.
+    fn flush_into(&self, mut part: MutexGuard<'_, Part<K>>, p: usize, keys: &[K], counts: &[u64]) {
+        let shape = self.shape;
+        let limbs = shape.limbs;
         while part.needs_room(keys.len()) {
             // the grown partition is allocated while the old one is still held: checked first
             let size = part.bytes() * 2;
@@ -463,10 +483,21 @@ impl<'b, K: Key> Batch<'b, K> {
         let (p, _) = place(key, self.builder.skip, self.builder.bits);
         self.keys[p].push(key);
         add(&mut self.counts[p]);
-        if self.keys[p].len() >= BATCH {
-            self.builder.flush(p, &self.keys[p], &self.counts[p]);
-            self.keys[p].clear();
-            self.counts[p].clear();
+        let held = self.keys[p].len();
+        // a batch whose partition another worker is filling grows instead of waiting, up to
+        // `HELD` batches (the lock tried again each batch more)
+        if held.is_multiple_of(BATCH) {
+            let (keys, counts) = (&self.keys[p], &self.counts[p]);
+            let flushed = if held >= HELD * BATCH {
+                self.builder.flush(p, keys, counts);
+                true
+            } else {
+                self.builder.try_flush(p, keys, counts)
+            };
+            if flushed {
+                self.keys[p].clear();
+                self.counts[p].clear();
+            }
         }
     }
 }

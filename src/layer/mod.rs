@@ -62,6 +62,10 @@ pub(super) fn part_bits(states: u64) -> u32 {
 /// Entries a worker gathers for one partition before taking its lock.
 pub(super) const BATCH: usize = 64;
 
+/// The most batches a worker holds for one partition while another worker holds its lock,
+/// before it waits for it.
+pub(super) const HELD: usize = 8;
+
 /// The smallest partition.
 pub(super) const MIN_CAP: usize = 16;
 
@@ -768,6 +772,41 @@ mod tests {
             wide.get(key(9)).unwrap().words().collect::<Vec<_>>(),
             [1, 0, 0]
         );
+    }
+
+    /// A worker whose partition another holds keeps its batch and goes on, up to `HELD`
+    /// batches, then waits: no entry is lost or counted twice either way.
+    #[test]
+    fn a_batch_whose_partition_is_held_waits_in_the_worker_not_at_the_lock() {
+        let b: Builder<u64> = Builder::new(0, ONE, 0, Bound::NONE, None);
+        assert_eq!(
+            b.parts.len(),
+            1,
+            "one partition: every key meets the held lock"
+        );
+        let one = limbs(&[1]);
+        let mut batch = Batch::new(&b);
+        let n = (HELD * BATCH) as u64;
+        {
+            let _held = b.parts[0].lock().unwrap();
+            // every key twice: the batch holds both, the table sees neither yet
+            for i in 0..n - 1 {
+                batch.push(key(i / 2 + 1), Limbs::of(&one));
+            }
+            assert_eq!(batch.keys[0].len(), HELD * BATCH - 1);
+            assert_eq!(b.parts[0].try_lock().map(|p| p.len).ok(), None);
+        }
+        assert_eq!(b.parts[0].lock().unwrap().len, 0);
+        // the lock free again: the next full batch goes in at once
+        batch.push(key(n / 2), Limbs::of(&one));
+        assert!(batch.keys[0].is_empty());
+        assert_eq!(b.parts[0].lock().unwrap().len, (n / 2) as usize);
+        drop(batch);
+        let l = b.finish().unwrap();
+        assert_eq!(l.len(), n / 2);
+        for i in 1..=n / 2 {
+            assert_eq!(l.get(key(i)).unwrap().single(), Some(2), "key {i}");
+        }
     }
 
     /// Counts past 2^64 on the 8-wide engine's tables (u128 keys of 9 bytes, two limbs): sums
