@@ -244,8 +244,9 @@ pub struct Ran {
 
 /// The kinds of parallel work a frontier count records the time of (see [`WorkSpan`]): its
 /// steps (a layer's states expanded into the next layer's tables, to disk past the bound), the
-/// right side's index for a join, and the joins.
-pub const PHASES: [&str; 3] = ["step", "index", "join"];
+/// right side's index for a join, the joins, and the tables of a meeting's forward walk saved,
+/// read back (`--split`, a stopped count's) and made into the digit tree's roots.
+pub const PHASES: [&str; 4] = ["step", "index", "join", "tables"];
 
 /// The wall and CPU time of one kind of parallel work, summed over its calls.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -544,7 +545,12 @@ mod tests {
             cores: 2,
             wall: 18.0,
             cpu: 29.0,
-            phases: [phase(10.0, 20.0), phase(4.0, 4.0), phase(3.0, 4.0)],
+            phases: [
+                phase(10.0, 20.0),
+                phase(4.0, 4.0),
+                phase(3.0, 4.0),
+                phase(0.0, 0.0),
+            ],
             units: None,
         }
     }
@@ -584,7 +590,12 @@ mod tests {
         // CPU time read coarsely: more than the cores could give (all parallel), or less than
         // the wall (all serial)
         let w = WorkSpan {
-            phases: [phase(1.0, 2.5), phase(1.0, 0.5), phase(0.0, 0.0)],
+            phases: [
+                phase(1.0, 2.5),
+                phase(1.0, 0.5),
+                phase(0.0, 0.0),
+                phase(0.0, 0.0),
+            ],
             ..measured()
         };
         assert!(w.serial(0).abs() < 1e-9);

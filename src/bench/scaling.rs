@@ -457,7 +457,12 @@ mod tests {
             cores: 2,
             wall: 11.0,
             cpu: 21.0,
-            phases: [step, PhaseTime::default(), PhaseTime::default()],
+            phases: [
+                step,
+                PhaseTime::default(),
+                PhaseTime::default(),
+                PhaseTime::default(),
+            ],
             units: None,
         };
         // the record's own one thread (21 s) over its 8 threads (1 + 20 / 8 s), whatever the fit
@@ -480,7 +485,7 @@ mod tests {
             cores: 1,
             wall: 9.0,
             cpu: 9.0,
-            phases: [PhaseTime::default(); 3],
+            phases: [PhaseTime::default(); 4],
             units: Some(crate::engine::UnitTimes {
                 wall: 8.0,
                 cpu: 8.0,

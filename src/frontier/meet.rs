@@ -413,7 +413,7 @@ impl<K: Key> Run<'_, K> {
             None => None,
         };
         if let Some(p) = self.split_path.clone() {
-            if let Some(r) = self.read_roots(&p, cut)? {
+            if let Some(r) = self.tables_timed(|run| run.read_roots(&p, cut))? {
                 return Ok(Some(r));
             }
         }
@@ -422,7 +422,7 @@ impl<K: Key> Run<'_, K> {
         let end = lsq.max(rq);
         let fwd = layout::steps::<K>(&self.walk, &self.rules, 0, end as u32);
         self.total = end;
-        let resume = match self.load_layers() {
+        let resume = match self.tables_timed(|run| run.load_layers()) {
             // stopped while the saved layer was read back: it stays as it was
             Err(_) if self.stopped() => return Ok(None),
             r => r?,
@@ -515,24 +515,36 @@ impl<K: Key> Run<'_, K> {
             drop(layer);
         }
         let left = left.ok_or_else(|| self.foreign_phase())?;
-        if let Some(p) = &self.split_path {
-            let mut tables = vec![("left", left.src())];
-            if let Some(r) = &right {
-                tables.push(("right", r.src()));
+        self.tables_timed(|run| {
+            if let Some(p) = &run.split_path {
+                let mut tables = vec![("left", left.src())];
+                if let Some(r) = &right {
+                    tables.push(("right", r.src()));
+                }
+                snapshot::save(
+                    p,
+                    &run.name,
+                    "split",
+                    (rate * 1e12) as usize,
+                    (0, 0),
+                    &tables,
+                    None,
+                )?;
+                run.saver.clear();
+                run.column_log.clear();
             }
-            snapshot::save(
-                p,
-                &self.name,
-                "split",
-                (rate * 1e12) as usize,
-                (0, 0),
-                &tables,
-                None,
-            )?;
-            self.saver.clear();
-            self.column_log.clear();
-        }
-        self.make_roots(left, right, rate).map(Some)
+            run.make_roots(left, right, rate).map(Some)
+        })
+    }
+
+    /// `f` on this run, its time recorded as the tables' phase (`sweep::TABLES`): the forward
+    /// walk's tables written, read back and made into roots, which the threads share (the
+    /// states inserted and mirrored on every thread) but which ran outside every phase before.
+    fn tables_timed<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let (t0, c0) = (Instant::now(), crate::engine::cpu_seconds());
+        let r = f(self);
+        self.sweep.add_time(super::sweep::TABLES, t0, c0);
+        r
     }
 
     fn save_forward(
@@ -553,12 +565,15 @@ impl<K: Key> Run<'_, K> {
         }
         tables.push(("current", layer.src()));
         let stage = ("forward", done, done, end);
-        if stopping {
+        let (t0, c0) = (Instant::now(), crate::engine::cpu_seconds());
+        let saved = if stopping {
             self.saver
                 .save_stopping(&self.name, stage, &tables, self.obs)
         } else {
             self.saver.save(&self.name, stage, &tables, self.obs)
-        }
+        };
+        self.sweep.add_time(super::sweep::TABLES, t0, c0);
+        saved
     }
 
     /// The shared tables saved at `p`, if there is such a file.

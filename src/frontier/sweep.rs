@@ -52,6 +52,8 @@ pub(crate) const STEP: usize = 0;
 pub(crate) const INDEX: usize = 1;
 /// The joins'.
 pub(crate) const JOIN: usize = 2;
+/// The meeting's forward tables saved, read back and made into roots.
+pub(crate) const TABLES: usize = 3;
 
 /// A step's worker: its batches into the tables being made, the tours it finished, and room to
 /// widen a count.
@@ -68,7 +70,7 @@ impl<K: Key> Sweep<'_, K> {
     }
 
     /// Adds the time since `t0` (and the process's CPU time since `c0`) to phase `phase`.
-    fn add_time(&self, phase: usize, t0: std::time::Instant, c0: Option<f64>) {
+    pub(crate) fn add_time(&self, phase: usize, t0: std::time::Instant, c0: Option<f64>) {
         let cpu = cpu_since(c0);
         let mut p = self.phases.lock().expect("no panic holding the lock");
         p[phase].wall += t0.elapsed().as_secs_f64();
