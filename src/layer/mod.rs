@@ -219,10 +219,15 @@ impl<K: Key> Part<K> {
         (((h & 0xFFFF_FFFF) * self.cap as u64) >> 32) as usize
     }
 
-    /// Brings in the entry where a key of hash `h` starts probing.
+    /// Brings in the entry where a key of hash `h` starts probing, and the cache line after
+    /// it (an entry that crosses a line, or the probes past its home).
     #[inline]
     pub(super) fn prefetch(&self, h: u64, shape: Shape) {
-        prefetch(&self.data[self.home(h) * shape.stride()]);
+        let at = self.home(h) * shape.stride();
+        prefetch(&self.data[at]);
+        if let Some(next) = self.data.get(at + 64) {
+            prefetch(next);
+        }
     }
 
     /// Where `key` (of hash `h`) is, `Ok`, or the empty entry where it would go, `Err`: linear
