@@ -565,15 +565,13 @@ impl<K: Key> Run<'_, K> {
         }
         tables.push(("current", layer.src()));
         let stage = ("forward", done, done, end);
-        let (t0, c0) = (Instant::now(), crate::engine::cpu_seconds());
-        let saved = if stopping {
-            self.saver
-                .save_stopping(&self.name, stage, &tables, self.obs)
-        } else {
-            self.saver.save(&self.name, stage, &tables, self.obs)
-        };
-        self.sweep.add_time(super::sweep::TABLES, t0, c0);
-        saved
+        self.tables_timed(|run| {
+            if stopping {
+                run.saver.save_stopping(&run.name, stage, &tables, run.obs)
+            } else {
+                run.saver.save(&run.name, stage, &tables, run.obs)
+            }
+        })
     }
 
     /// The shared tables saved at `p`, if there is such a file.

@@ -129,6 +129,9 @@ pub(crate) fn bits_of(h: u64, skip: u32, bits: u32) -> usize {
     }
 }
 
+/// Bytes of a cache line (x86-64's and most ARM processors').
+const LINE: usize = 64;
+
 /// Asks the processor to bring the cache line of `byte` in (a hint: nothing else happens).
 #[inline]
 pub(super) fn prefetch(byte: &u8) {
@@ -225,7 +228,7 @@ impl<K: Key> Part<K> {
     pub(super) fn prefetch(&self, h: u64, shape: Shape) {
         let at = self.home(h) * shape.stride();
         prefetch(&self.data[at]);
-        if let Some(next) = self.data.get(at + 64) {
+        if let Some(next) = self.data.get(at + LINE) {
             prefetch(next);
         }
     }
