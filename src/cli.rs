@@ -209,6 +209,24 @@ pub enum WindowArg {
     Wide,
 }
 
+/// The order the frontier engine takes a column's squares in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    /// Each column from its first square to its last, as counts before the tuned orders did.
+    Straight,
+    /// The order measured to hold the fewest states (the knight's boards 3 to 8 wide).
+    Tuned,
+}
+
+impl From<OrderArg> for crate::engine::Order {
+    fn from(a: OrderArg) -> Self {
+        match a {
+            OrderArg::Straight => crate::engine::Order::Straight,
+            OrderArg::Tuned => crate::engine::Order::Tuned,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// The board, ROWSxCOLS (e.g. 6x6, 7x7, 3x100): up to 64 squares for the dfs engine, any
@@ -246,6 +264,13 @@ pub struct CountArgs {
     /// one, a second way to the same count (for checks: 8x5 wide runs the 8-wide engine).
     #[arg(long, value_enum, default_value_t = WindowArg::Narrow)]
     pub window: WindowArg,
+    /// The order the frontier engine takes each column's squares in: `tuned` holds a half to a
+    /// third as many states in the middle of a column as `straight`, which walks each column
+    /// from its first square to its last (the same count either way). Given neither, a count
+    /// goes on in the order its checkpoint, ledger or saved sweep was made in, and a new one is
+    /// tuned.
+    #[arg(long, value_enum)]
+    pub order: Option<OrderArg>,
     /// Start even when the estimate says the count is out of reach (over 30 days, or frontier
     /// tables past --max-memory).
     #[arg(long)]

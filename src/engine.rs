@@ -39,6 +39,49 @@ pub struct CountSpec {
     /// frontier engine only): far larger tables, the same count. A second way to every count,
     /// for tests and comparisons: it reaches the 8-wide engine from boards of 8 by 5 to 7.
     pub wide: bool,
+    /// The order the frontier engine takes the squares of each column in (the frontier engine
+    /// only; the others ignore it): the same count either way.
+    pub order: Order,
+}
+
+/// The order the frontier engine's walk takes the squares of a column in.
+///
+/// A knight's square needs its edges from the two columns after its own, so while a column is
+/// walked the window holds the column before it too. Walked from one side to the other, the
+/// column before keeps squares that wait for edges from the far side of the new column; in a
+/// tuned order they are served first and leave the window sooner, and the layers in the middle
+/// of a column hold a half to a third as many states (6x9 open: 57 million read against 124
+/// million; `results/order.md`). The count is the same either way, and so are the rules; only
+/// the states differ, and with them every table a count keeps (a checkpoint, a ledger, a
+/// split file is read by the order it was made in: see `count::driver::order_of_files`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Each column from its first square to its last: the walk of every count before the tuned
+    /// orders, and the one their files are read by.
+    Straight,
+    /// The order measured to hold the fewest states, one for each width of the knight's board
+    /// from 3 to 8 (`walk::order`); straight for other pieces and widths.
+    #[default]
+    Tuned,
+}
+
+impl Order {
+    /// Its name in a checkpoint's header and on the command line.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Order::Straight => "straight",
+            Order::Tuned => "tuned",
+        }
+    }
+
+    /// The order of a name (see [`Order::name`]).
+    #[must_use]
+    pub fn from_name(s: &str) -> Option<Order> {
+        [Order::Straight, Order::Tuned]
+            .into_iter()
+            .find(|o| o.name() == s)
+    }
 }
 
 /// A count request as an engine sees it.

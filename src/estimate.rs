@@ -240,6 +240,8 @@ pub fn estimate(board: Board, piece: &Piece, spec: &EstimateSpec) -> Result<Esti
         symmetry: true,
         per_square: false,
         wide: false,
+        // (the DFS has no walk to order)
+        order: crate::engine::Order::default(),
     };
     if !board.is_small() {
         return Err(Error::TooLarge {

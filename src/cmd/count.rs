@@ -66,6 +66,7 @@ fn job_of(a: &CountArgs) -> Result<Job> {
         symmetry: !a.no_symmetry,
         per_square: a.per_square,
         wide: a.window == WindowArg::Wide,
+        order: a.order.map(Into::into).unwrap_or_default(),
     };
     let engine = match a.engine {
         EngineArg::Auto => Engine::Auto,
@@ -93,6 +94,12 @@ fn job_of(a: &CountArgs) -> Result<Job> {
         }
     }
     job.scratch.clone_from(&a.scratch);
+    // given no order, a count goes on in the order its files were made in
+    if a.order.is_none() {
+        if let Some(o) = driver::order_of_files(&job) {
+            job.spec.order = o;
+        }
+    }
     Ok(job)
 }
 
@@ -249,13 +256,15 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
     let board = a.board;
     let piece = a.piece.piece.clone();
     // before the table's header is printed (the row checks it again as it starts)
-    row::check(board, &lengths, &piece)?;
+    let order = a.order.map(Into::into).unwrap_or_default();
+    row::check(board, &lengths, &piece, order)?;
     let (stop, hurry) = stop_on_signals()?;
-    let job = RowJob {
+    let mut job = RowJob {
         width: board.rows,
         lengths,
         piece,
         closed: a.closed,
+        order,
         threads: a.threads,
         max_memory: a
             .max_memory
@@ -264,6 +273,11 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
         scratch: a.scratch.clone(),
         abandon: Some(Arc::clone(&hurry)),
     };
+    if a.order.is_none() {
+        if let Some(o) = row::order_of_files(&job) {
+            job.order = o;
+        }
+    }
     let mode = progress_mode(a);
     let display = Progress::new(mode, a.json || a.quiet);
     let kind = if a.closed { "closed" } else { "open" };

@@ -59,7 +59,7 @@ use num_bigint::BigUint;
 
 use crate::board::Board;
 use crate::durable::{CheckpointError, read_regular, replace};
-use crate::engine::CountSpec;
+use crate::engine::{CountSpec, Order};
 use crate::error::Error;
 use crate::piece::Piece;
 
@@ -162,6 +162,10 @@ pub struct RunId {
     /// The frontier engine walked the short side (`--window wide`); a header says so only then,
     /// so that the files of every other run read as they always did.
     pub wide: bool,
+    /// The order the frontier engine walked each column's squares in (straight for every other
+    /// engine, which has no walk); a header says so only where it is not straight, so that the
+    /// files of the runs before the tuned orders read as the straight walk they are.
+    pub order: Order,
     pub engine: String,
     /// The unit target the plan was split with.
     pub split: usize,
@@ -195,6 +199,11 @@ impl RunId {
             symmetry: spec.symmetry,
             per_square: spec.per_square,
             wide: spec.wide,
+            order: if engine == super::Engine::Frontier.name() {
+                spec.order
+            } else {
+                Order::Straight
+            },
             engine: engine.to_string(),
             split,
             units,
@@ -216,15 +225,19 @@ impl RunId {
                 symmetry: self.symmetry,
                 per_square: self.per_square,
                 wide: self.wide,
+                order: self.order,
             },
         ))
     }
 
-    /// The header fields in file order: [`RunId::compared`] less a narrow window, which a
-    /// header does not say (the files of runs before windows had a name read as they did).
+    /// The header fields in file order: [`RunId::compared`] less a narrow window and a straight
+    /// order, which a header does not say (the files of runs before windows and orders had a
+    /// name read as they did).
     fn fields(&self) -> Vec<(&'static str, String)> {
         let mut fields = self.compared();
-        fields.retain(|(k, v)| !(*k == "window" && v == "narrow"));
+        fields.retain(|(k, v)| {
+            !(*k == "window" && v == "narrow" || *k == "order" && v == Order::Straight.name())
+        });
         fields
     }
 
@@ -242,6 +255,7 @@ impl RunId {
             ("symmetry", yes(self.symmetry)),
             ("per-square", yes(self.per_square)),
             ("window", if self.wide { "wide" } else { "narrow" }.into()),
+            ("order", self.order.name().into()),
             ("engine", self.engine.clone()),
             ("split", self.split.to_string()),
             ("units", self.units.to_string()),
@@ -294,6 +308,10 @@ impl RunId {
                 None | Some("narrow") => false,
                 Some("wide") => true,
                 Some(v) => return Err(bad("window", v)),
+            },
+            order: match map.get("order") {
+                None => Order::Straight,
+                Some(v) => Order::from_name(v).ok_or_else(|| bad("order", v))?,
             },
             engine: get("engine")?,
             split: num("split")?,
@@ -364,6 +382,7 @@ fn field_words(k: &'static str) -> &'static str {
         "symmetry" => "use of symmetry (--no-symmetry)",
         "per-square" => "per-square count (--per-square)",
         "window" => "frontier window (--window)",
+        "order" => "order of a column's squares (--order)",
         "split" => "cut (its split parameter)",
         "units" => "number of pieces",
         "fingerprint" => "fingerprint of its cut into pieces",
@@ -382,6 +401,26 @@ fn damage(path: &Path, ledger: bool, why: String) -> CheckpointError {
 }
 
 impl RunId {
+    /// Whether `other` asks for the same tours counted the same way: its board, piece, kind,
+    /// ends, symmetry, per-square figures and window (not the program's version, the engine,
+    /// the order of the walk, the cut or the shard).
+    #[must_use]
+    pub fn same_request(&self, other: &RunId) -> bool {
+        let request = |id: &RunId| {
+            (
+                id.board,
+                id.piece.clone(),
+                id.closed,
+                id.from.clone(),
+                id.to.clone(),
+                id.symmetry,
+                id.per_square,
+                id.wide,
+            )
+        };
+        request(self) == request(other)
+    }
+
     /// [`RunId::differs`] in what the run asks (not the cut: `split`, `units`, `fingerprint`,
     /// which only the engine knows once it has started).
     #[must_use]

@@ -24,7 +24,7 @@ use crate::board::Board;
 use crate::dfs::{Dfs, Plan};
 use crate::durable::{CheckpointError, CheckpointLock};
 use crate::engine::{
-    CountEngine, CountSpec, Host, Limits, Made, Recorded, Request, Split, Timed, TreeSize,
+    CountEngine, CountSpec, Host, Limits, Made, Order, Recorded, Request, Split, Timed, TreeSize,
 };
 use crate::error::Error;
 use crate::frontier::{self, Frontier};
@@ -599,6 +599,39 @@ pub(super) fn threads_held(
         crate::human::human_bytes(crate::walk::sizes::THREAD_BYTES),
     ));
     NonZeroUsize::new(n)
+}
+
+/// The order the files of `job` were made in, for a count given none: its checkpoint's, where
+/// it has one that reads; else that of the first record in its ledger of the same request (its
+/// board, piece, kind, ends and window); else `None`, a new count. A count of hours goes on as
+/// it began, whichever order this build takes by default: the pieces of a ledger are numbered
+/// by the cut of the walk that made them.
+#[must_use]
+pub fn order_of_files(job: &Job) -> Option<Order> {
+    if let Some(l) = job
+        .checkpoint
+        .as_deref()
+        .filter(|p| p.exists())
+        .and_then(|p| checkpoint::read(p).ok())
+    {
+        return Some(l.id.order);
+    }
+    let dir = job.ledger.as_deref()?;
+    let ours = RunId::new(
+        job.board,
+        &job.piece,
+        &job.spec,
+        Engine::Frontier.name(),
+        0,
+        0,
+        0,
+    );
+    super::ledger::log_files(dir)
+        .ok()?
+        .iter()
+        .filter_map(|p| checkpoint::read(p).ok())
+        .find(|l| l.ledger && l.id.same_request(&ours))
+        .map(|l| l.id.order)
 }
 
 /// Refuses, before any work, a checkpoint log of another run (the cut is checked when the

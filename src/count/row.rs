@@ -19,7 +19,7 @@ use serde_json::json;
 
 use crate::board::Board;
 use crate::durable::{CheckpointError, CheckpointLock};
-use crate::engine::{CountSpec, Limits, Observer, Peak, RunError, TreeSize};
+use crate::engine::{CountSpec, Limits, Observer, Order, Peak, RunError, TreeSize};
 use crate::error::Error;
 use crate::piece::Piece;
 
@@ -35,6 +35,9 @@ pub struct RowJob {
     pub lengths: RangeInclusive<u32>,
     pub piece: Piece,
     pub closed: bool,
+    /// The order the sweep takes each column's squares in (the same counts either way; the
+    /// work in progress saved beside a checkpoint is read back only by the same order).
+    pub order: Order,
     pub threads: Option<NonZeroUsize>,
     pub max_memory: u64,
     pub checkpoint: Option<PathBuf>,
@@ -128,9 +131,23 @@ pub struct RowOutcome {
     pub seconds: f64,
 }
 
+/// The order the sweep's work in progress beside the checkpoint of `job` was made in, for a
+/// row given none (see [`crate::frontier::saved_order`]); `None` where none is saved (the
+/// lengths a checkpoint holds are the same counts in any order).
+#[must_use]
+pub fn order_of_files(job: &RowJob) -> Option<Order> {
+    let path = job.checkpoint.as_deref()?;
+    crate::frontier::saved_order(&crate::durable::beside(path, ".layers"))
+}
+
 /// Checks what a row asks before any work: the lengths within the board's columns, the width
-/// walkable.
-pub fn check(board: Board, lengths: &RangeInclusive<u32>, piece: &Piece) -> Result<(), Error> {
+/// walkable in `order`.
+pub fn check(
+    board: Board,
+    lengths: &RangeInclusive<u32>,
+    piece: &Piece,
+    order: Order,
+) -> Result<(), Error> {
     let (a, b) = (*lengths.start(), *lengths.end());
     if a == 0 || a > b || b > board.cols {
         return Err(Error::Invalid(format!(
@@ -138,7 +155,7 @@ pub fn check(board: Board, lengths: &RangeInclusive<u32>, piece: &Piece) -> Resu
             board.cols, board.rows
         )));
     }
-    crate::frontier::row_supported(board.rows, b, piece)
+    crate::frontier::row_supported(board.rows, b, piece, order)
 }
 
 /// Parses `A..B` (or `A..=B`, or one length `N`).
@@ -279,7 +296,7 @@ pub fn run(
 ) -> Result<RowOutcome, RunError> {
     let t0 = Instant::now();
     let board = Board::new(job.width, *job.lengths.end())?;
-    check(board, &job.lengths, &job.piece)?;
+    check(board, &job.lengths, &job.piece, job.order)?;
     let _lock = job
         .checkpoint
         .as_deref()
@@ -322,6 +339,7 @@ pub fn run(
         // given no --threads, the threads the memory bound holds (as a count's)
         let spec = CountSpec {
             closed: job.closed,
+            order: job.order,
             ..CountSpec::default()
         };
         let threads = job
@@ -335,6 +353,7 @@ pub fn run(
                 job.lengths.clone(),
                 &job.piece,
                 job.closed,
+                job.order,
                 &limits,
                 &known,
                 stop,

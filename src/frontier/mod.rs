@@ -46,7 +46,7 @@ use num_bigint::BigUint;
 use crate::board::Board;
 use crate::durable::{CheckpointError, beside};
 use crate::engine::{
-    Count, CountEngine, CountSpec, Host, LayerProgress, Limits, Observer, Peak, Quiet, Ran,
+    Count, CountEngine, CountSpec, Host, LayerProgress, Limits, Observer, Order, Peak, Quiet, Ran,
     Recorded, Request, RunError, Split, TreeSize,
 };
 use crate::error::Error;
@@ -91,7 +91,7 @@ pub enum Method {
 
 /// Whether the frontier engine can count this request: its window must fit.
 pub fn supports(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), Error> {
-    let walk = Walk::new(board, piece, spec.wide);
+    let walk = Walk::of(board, piece, spec);
     let window = walk.window();
     if window > MAX_WINDOW {
         return Err(Error::Invalid(format!(
@@ -113,13 +113,13 @@ pub fn supports(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), Err
 #[must_use]
 pub fn splits(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
     supports(board, piece, spec).is_ok()
-        && auto_cut(&Walk::new(board, piece, spec.wide), symmetric(spec)).is_some()
+        && auto_cut(&Walk::of(board, piece, spec), symmetric(spec)).is_some()
 }
 
 /// The boundary squares of the crossing where this count meets in the middle, if it does.
 #[must_use]
 pub fn crossing_squares(board: Board, piece: &Piece, spec: &CountSpec) -> Option<u32> {
-    let walk = Walk::new(board, piece, spec.wide);
+    let walk = Walk::of(board, piece, spec);
     supports(board, piece, spec).ok()?;
     auto_cut(&walk, symmetric(spec)).map(|c| c.cross * walk.w)
 }
@@ -166,6 +166,19 @@ mod saver;
 
 pub use row::{RowRan, row, row_supported};
 
+/// The order the work in progress saved at `path` (a count's or a row's `FILE.layers`) was
+/// walked in: tuned where its header names a column's rows, straight where it names none;
+/// `None` where there is no such file, or it does not read.
+#[must_use]
+pub fn saved_order(path: &Path) -> Option<Order> {
+    let h = snapshot::read_header(path).ok()??;
+    Some(if h.get("order").is_some() {
+        Order::Tuned
+    } else {
+        Order::Straight
+    })
+}
+
 /// The forward walk's layer sizes at the end of each column, walked until a layer passes
 /// `max_states` states or the board ends: `(columns walked, states)`. Symmetric counts merge
 /// mirror images, as the count does.
@@ -177,7 +190,7 @@ pub fn profile(
 ) -> Result<Vec<(u32, u64)>, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece, spec.wide);
+    let walk = Walk::of(board, piece, spec);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.profile(max_states)))
@@ -194,7 +207,7 @@ pub fn profile_squares(
 ) -> Result<Vec<u64>, RunError> {
     supports(board, piece, spec)?;
     let req = Request { board, piece, spec };
-    let walk = Walk::new(board, piece, spec.wide);
+    let walk = Walk::of(board, piece, spec);
     let limits = quiet_limits();
     let stop = AtomicBool::new(false);
     keyed!(walk, K => Ok(Run::<K>::new(req, &limits, walk, Method::Sweep, &stop, &Quiet)?.squares(max_states, false, usize::MAX)))
@@ -251,10 +264,10 @@ pub fn count_with(
     Ok(count)
 }
 
-/// The bytes the tables of a count (or the exact sampler's) of a window of `window` squares in
-/// keys of `key_bytes` bytes may hold on `threads` threads under the bound `max_memory`: the
-/// bound less what the process holds beside them.
-pub(crate) fn tables_room(max_memory: u64, window: u32, key_bytes: usize, threads: usize) -> u64 {
+/// The bytes the tables of a count (or the exact sampler's) of `walk` may hold on `threads`
+/// threads under the bound `max_memory`: the bound less what the process holds beside them.
+pub(crate) fn tables_room(max_memory: u64, walk: &Walk, threads: usize) -> u64 {
+    let (window, key_bytes) = walk.floor_shape();
     sizes::tables_for(max_memory, window, key_bytes, threads)
 }
 
@@ -270,8 +283,8 @@ pub fn threads_under(
     max_memory: u64,
     threads: usize,
 ) -> usize {
-    let walk = Walk::new(board, piece, spec.wide);
-    sizes::threads_within(max_memory, walk.window(), walk.key_bytes(), threads, false)
+    let (window, key_bytes) = Walk::of(board, piece, spec).floor_shape();
+    sizes::threads_within(max_memory, window, key_bytes, threads, false)
 }
 
 /// The smallest bound a count (or the exact sampler) of `board` takes on `threads` threads: an
@@ -283,7 +296,8 @@ pub(crate) fn check_floor(
     threads: usize,
 ) -> Result<(), Error> {
     let threads = threads.max(1);
-    let floor = sizes::min_bound(walk.window(), walk.key_bytes(), threads);
+    let (window, key_bytes) = walk.floor_shape();
+    let floor = sizes::min_bound(window, key_bytes, threads);
     if max_memory < floor {
         return Err(Error::Invalid(format!(
             "--max-memory {} is below what a frontier count of {board} holds besides its tables on {threads} thread{} (the program, its threads, the buffers of the files it reads and writes, the join's index): the smallest bound it takes is --max-memory {} (a thread fewer takes {} less), past which every count runs to its end, its tables through disk where they pass half the bound",
@@ -304,7 +318,8 @@ pub(crate) fn check_sample_floor(
     max_memory: u64,
     threads: usize,
 ) -> Result<(), String> {
-    let floor = sizes::sample_floor(walk.window(), walk.key_bytes(), threads.max(1));
+    let (window, key_bytes) = walk.floor_shape();
+    let floor = sizes::sample_floor(window, key_bytes, threads.max(1));
     if max_memory < floor {
         return Err(format!(
             "exact sampling inside the count met in the middle of {board} holds the count's tables and its own beside them: under --max-memory {} it does not fit, the smallest bound it takes is --max-memory {}",
@@ -318,7 +333,8 @@ pub(crate) fn check_sample_floor(
 /// The threads of `threads` the exact sampler met in the middle of `walk` runs on under the
 /// bound `max_memory`: those the bound holds (each thread holds its own beside the tables).
 pub(crate) fn sample_threads(walk: &Walk, max_memory: u64, threads: usize) -> usize {
-    sizes::threads_within(max_memory, walk.window(), walk.key_bytes(), threads, true)
+    let (window, key_bytes) = walk.floor_shape();
+    sizes::threads_within(max_memory, window, key_bytes, threads, true)
 }
 
 /// What a meeting in the middle tells the exact sampler (`sample::meet`): how it was cut, which
@@ -363,7 +379,7 @@ pub(crate) fn meet_leaves(
         force: true,
         ..quiet_limits()
     };
-    let walk = Walk::new(board, piece, spec.wide);
+    let walk = Walk::of(board, piece, spec);
     // the count and the sampler after it keep to the same floor
     check_floor(board, &walk, max_memory, limits.threads)?;
     let host = Alone {
@@ -489,7 +505,7 @@ impl CountEngine for Frontier {
     ) -> Result<Count, RunError> {
         let spec = req.spec;
         let t: BigUint = counts.values().sum();
-        let walk = Walk::new(req.board, req.piece, req.spec.wide);
+        let walk = Walk::of(req.board, req.piece, req.spec);
         let (directed, undirected) = if fixed(spec) || (!spec.closed && walk.n == 1) {
             (t.clone(), t)
         } else {
@@ -538,7 +554,7 @@ fn run_method(
     host: &dyn Host,
 ) -> Result<Ran, RunError> {
     supports(req.board, req.piece, req.spec)?;
-    let walk = Walk::new(req.board, req.piece, req.spec.wide);
+    let walk = Walk::of(req.board, req.piece, req.spec);
     check_floor(req.board, &walk, limits.max_memory, limits.threads)?;
     let (stop, obs) = (host.stop(), host.observer());
     keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))

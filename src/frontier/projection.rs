@@ -75,9 +75,18 @@ pub(super) const SECONDS_PER_READ: f64 = 2.5e-7;
 /// 8x9 closed in a profile, against a fortieth of 7x7's).
 pub(super) const WIDE_READ_COST: f64 = 2.5;
 
-/// The cost of a read relative to [`SECONDS_PER_READ`] for keys of type `K`.
-pub(super) fn read_cost<K: Key>() -> f64 {
-    if K::BYTES > 8 { WIDE_READ_COST } else { 1.0 }
+/// The cost of a read relative to [`SECONDS_PER_READ`] on `walk`, in the model's reads: a wide
+/// board's (keys of two words walked straight, 8 wide) [`WIDE_READ_COST`]; and a walk in a
+/// tuned order, which reads fewer states than the straight walk the model counts (its reads
+/// dearer where its keys take two words where the straight walk's take one), the time it
+/// took against the straight walk's ([`crate::walk::order::tuned_time`]).
+pub(super) fn read_cost(walk: &Walk) -> f64 {
+    let wide = if walk.floor_shape().1 > 8 {
+        WIDE_READ_COST
+    } else {
+        1.0
+    };
+    wide * crate::walk::order::tuned_time(walk.w, &walk.rows)
 }
 
 /// Estimates the largest layer of a frontier count, its memory and its time from a probe: the
@@ -106,7 +115,7 @@ macro_rules! probe {
             piece: $piece,
             spec: $spec,
         };
-        let walk = Walk::new($board, $piece, $spec.wide);
+        let walk = Walk::of($board, $piece, $spec);
         let limits = $limits;
         let stop = AtomicBool::new(false);
         keyed!(walk, K => {
@@ -253,7 +262,7 @@ impl<K: Key> Run<'_, K> {
         let col = growth::project_columns(w as usize, len as usize, sizes);
         let entry = (self.walk.key_bytes() + 8) as f64;
         let threads = self.limits.threads.max(1) as f64;
-        let per_read = SECONDS_PER_READ * read_cost::<K>() / threads;
+        let per_read = SECONDS_PER_READ * read_cost(&self.walk) / threads;
         let mut shared_seconds = 0.0;
         let (states, bytes, seconds) = match cut {
             Some(cut) => {
@@ -319,7 +328,8 @@ impl<K: Key> Run<'_, K> {
                 (
                     states,
                     bytes,
-                    states * f64::from(2 * w) * SECONDS_PER_STATE / threads,
+                    states * f64::from(2 * w) * SECONDS_PER_STATE / threads
+                        * crate::walk::order::tuned_time(w, &self.walk.rows),
                 )
             }
         };

@@ -21,10 +21,11 @@ use super::*;
 use crate::walk::layout::Step;
 
 /// The walk of the board `width × length` along its `length` side (the window across `width`,
-/// whichever side is longer).
-pub(crate) fn row_walk(width: u32, length: u32, piece: &Piece) -> Walk {
+/// whichever side is longer),
+/// its columns' squares taken in `order`.
+pub(crate) fn row_walk(width: u32, length: u32, piece: &Piece, order: Order) -> Walk {
     let board = Board::new(width, length).expect("the sides were checked");
-    let walk = Walk::new(board, piece, width > length);
+    let walk = Walk::new(board, piece, width > length, order);
     debug_assert_eq!((walk.w, walk.len), (width, length));
     walk
 }
@@ -99,9 +100,10 @@ pub struct RowRan {
     pub states_read: u64,
 }
 
-/// The widths and lengths a row can be walked at: the window of `width × last` must fit.
-pub fn row_supported(width: u32, last: u32, piece: &Piece) -> Result<(), Error> {
-    let walk = row_walk(width, last, piece);
+/// The widths and lengths a row can be walked at (its columns' squares taken in `order`): the
+/// window of `width × last` must fit.
+pub fn row_supported(width: u32, last: u32, piece: &Piece, order: Order) -> Result<(), Error> {
+    let walk = row_walk(width, last, piece, order);
     if walk.window() > MAX_WINDOW {
         return Err(Error::Invalid(format!(
             "--lengths walks the board along its length with a window across its {width} rows: the {piece} needs a window of {} squares there, and the frontier engine handles up to {MAX_WINDOW} (for the knight, up to 12 rows)",
@@ -117,13 +119,15 @@ pub fn row_supported(width: u32, last: u32, piece: &Piece) -> Result<(), Error> 
 /// undirected figure); a save of the work in progress comes after the records of every length
 /// it has gone past. Runs
 /// under `limits` (its tables through disk past the bound), saves its work in progress beside
-/// `limits.checkpoint` as a count does, and goes on from it.
+/// `limits.checkpoint` as a count does, and goes on from it. The columns' squares are taken in
+/// `order` (the same counts either way).
 #[allow(clippy::too_many_arguments)]
 pub fn row(
     width: u32,
     lengths: std::ops::RangeInclusive<u32>,
     piece: &Piece,
     closed: bool,
+    order: Order,
     limits: &Limits,
     known: &BTreeMap<u32, BigUint>,
     stop: &AtomicBool,
@@ -131,13 +135,14 @@ pub fn row(
     record: &mut dyn FnMut(u32, &BigUint) -> Result<(), RunError>,
 ) -> Result<RowRan, RunError> {
     let last = *lengths.end();
-    row_supported(width, last, piece)?;
+    row_supported(width, last, piece, order)?;
     let spec = CountSpec {
         closed,
+        order,
         ..CountSpec::default()
     };
     let board = Board::new(width, last)?;
-    let walk = row_walk(width, last, piece);
+    let walk = row_walk(width, last, piece, order);
     check_floor(board, &walk, limits.max_memory, limits.threads)?;
     let req = Request {
         board,
@@ -165,7 +170,7 @@ fn walk_row<K: Key>(
     known: &BTreeMap<u32, BigUint>,
     record: &mut dyn FnMut(u32, &BigUint) -> Result<(), RunError>,
 ) -> Result<RowRan, RunError> {
-    let piece = run.req.piece;
+    let (piece, order) = (run.req.piece, run.req.spec.order);
     // a board of one square holds one open tour, no closed one (as a one-board count settles
     // it): no walk
     if width == 1 && lengths.contains(&1) && !known.contains_key(&1) {
@@ -175,7 +180,7 @@ fn walk_row<K: Key>(
     // the lengths by the rules their walks count under, each rule a lane walking its longest
     let mut by_rules: Vec<(Rules, Vec<u32>)> = Vec::new();
     for k in lengths.clone() {
-        let r = Rules::counting(&row_walk(width, k, piece), closed, true);
+        let r = Rules::counting(&row_walk(width, k, piece, order), closed, true);
         match by_rules.iter_mut().find(|(q, _)| *q == r) {
             Some((_, ks)) => ks.push(k),
             None => by_rules.push((r, vec![k])),
@@ -187,14 +192,14 @@ fn walk_row<K: Key>(
             continue;
         }
         let longest = *ks.last().expect("a lane has a length");
-        let walk = row_walk(width, longest, piece);
+        let walk = row_walk(width, longest, piece, order);
         let steps = layout::steps::<K>(&walk, rules, 0, walk.n);
         let mut forks = Vec::new();
         for &k in ks
             .iter()
             .filter(|&&k| k < longest && !known.contains_key(&k))
         {
-            let short = row_walk(width, k, piece);
+            let short = row_walk(width, k, piece, order);
             let own = layout::steps::<K>(&short, rules, 0, short.n);
             let at = own
                 .iter()

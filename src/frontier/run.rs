@@ -157,9 +157,15 @@ impl<'a, K: Key> Run<'a, K> {
         if spec.wide {
             name.fields.push(("window", "wide".to_string()));
         }
+        // (and a straight walk's too: the rows of a column in any other order make other
+        // states, other tables and other pieces)
+        if !crate::walk::order::is_straight(&walk.rows) {
+            let rows: Vec<String> = walk.rows.iter().map(u32::to_string).collect();
+            name.fields.push(("order", rows.join(",")));
+        }
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
-        let (window, key_bytes) = (walk.window(), walk.key_bytes());
+        let (window, key_bytes) = walk.floor_shape();
         Ok(Run {
             req,
             limits,

@@ -56,6 +56,10 @@ use crate::walk::state::Key;
 /// The first line, with the format's version.
 const MAGIC: &str = "knights-frontier 3";
 
+/// The fields a run's name has only where they differ from the first way of counting (which the
+/// files of the runs before them were made in), with what their absence means.
+const OPTIONAL_FIELDS: [(&str, &str); 2] = [("window", "narrow"), ("order", "straight")];
+
 /// The fields that name a run; a checkpoint of other fields belongs to another run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RunName {
@@ -496,13 +500,35 @@ pub(crate) fn load_to<K: Key>(
             .ok_or_else(|| damaged(path, &format!("the header has no '{k}'")))
     };
     for (k, v) in &name.fields {
-        let theirs = get(k)?;
+        // a field a file of the first way of counting leaves out reads as that way
+        let plain = OPTIONAL_FIELDS.iter().find(|f| f.0 == *k).map(|f| f.1);
+        let theirs = match (header.get(k), plain) {
+            (Some(t), _) => t,
+            (None, Some(plain)) => plain,
+            (None, None) => get(k)?,
+        };
         if theirs != v {
             return Err(CheckpointError::Mismatch {
                 path: path.into(),
                 field: k,
                 file: theirs.to_string(),
                 run: v.clone(),
+            }
+            .into());
+        }
+    }
+    // the fields a run names only where they are not the first way (a wide window, a column's
+    // rows not in their straight order): a file that has one this run lacks is another run's
+    for (k, plain) in OPTIONAL_FIELDS {
+        if let Some(theirs) = header
+            .get(k)
+            .filter(|_| !name.fields.iter().any(|f| f.0 == k))
+        {
+            return Err(CheckpointError::Mismatch {
+                path: path.into(),
+                field: k,
+                file: theirs.to_string(),
+                run: plain.to_string(),
             }
             .into());
         }
@@ -573,6 +599,43 @@ mod tests {
     fn name(board: &str) -> RunName {
         RunName {
             fields: vec![("board", board.to_string()), ("kind", "open".to_string())],
+        }
+    }
+
+    /// A stage saved by a walk whose columns took their rows in another order holds other
+    /// states: refused both ways, the straight walk's name (no `order` field) against a tuned
+    /// one's and the tuned against the straight, naming the order.
+    #[test]
+    fn a_stage_saved_in_another_order_is_refused_either_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = Layer::<u64>::single(3, 8, 1);
+        let mut tuned = name("6x9");
+        tuned.fields.push(("order", "1,2,4,0,3,5".to_string()));
+        for (saved, loaded, file, run) in [
+            (name("6x9"), &tuned, "straight", "1,2,4,0,3,5"),
+            (tuned.clone(), &name("6x9"), "1,2,4,0,3,5", "straight"),
+        ] {
+            let path = dir.path().join("f.ckpt");
+            save(
+                &path,
+                &saved,
+                "sweep",
+                5,
+                (5, 54),
+                &[("current", Src::Mem(&one))],
+                None,
+            )
+            .unwrap();
+            assert!(load::<u64>(&path, &saved, 8).unwrap().is_some());
+            match load::<u64>(&path, loaded, 8) {
+                Err(CheckpointError::Mismatch {
+                    field: "order",
+                    file: f,
+                    run: r,
+                    ..
+                }) => assert_eq!((f.as_str(), r.as_str()), (file, run)),
+                other => panic!("loaded: {:?}", other.map(|s| s.map(|s| s.phase))),
+            }
         }
     }
 

@@ -83,6 +83,8 @@ impl ListOptions {
             symmetry: !self.closed,
             per_square: false,
             wide: false,
+            // (the listing's searches have no walk to order)
+            order: crate::engine::Order::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::board::Board;
 use crate::count::report::human_bytes;
+use crate::engine::Order;
 use crate::piece::Piece;
 use crate::walk::expand::{Choice, expand_choices};
 use crate::walk::layout::{self, Rules, Step, Walk};
@@ -52,7 +53,7 @@ impl Draw for Empty {
 
 /// The largest window the layers handle (the frontier engine's).
 fn window(board: Board, piece: &Piece) -> u32 {
-    Walk::new(board, piece, false).window()
+    Walk::new(board, piece, false, Order::Tuned).window()
 }
 
 /// Whether the frontier layers can hold this board at all.
@@ -211,7 +212,7 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
             crate::frontier::MAX_WINDOW
         ));
     }
-    let walk = Walk::new(board, piece, false);
+    let walk = Walk::new(board, piece, false, Order::Tuned);
     if walk.window() <= u64::SLOTS {
         build_k::<u64>(board, walk, req)
     } else {

@@ -562,16 +562,24 @@ mod tests {
 
     use super::*;
     use crate::board::Board;
+    use crate::engine::Order;
     use crate::piece::Piece;
     use crate::walk::layout::{Rules, Walk, steps};
 
-    /// The knight's walk of a `rows` x `cols` board and the count's rules for it (the colour
-    /// rules where the tours are open).
-    fn knight_walk(rows: u32, cols: u32, closed: bool) -> (Board, Walk, Rules) {
+    /// The knight's walks of a `rows` x `cols` board, each column straight and in its tuned
+    /// order (where the tuned window fits the tests' keys of one word), and the count's rules
+    /// for each (the colour rules where the tours are open).
+    fn knight_walks(rows: u32, cols: u32, closed: bool) -> Vec<(Board, Walk, Rules)> {
         let board = Board::new(rows, cols).unwrap();
-        let walk = Walk::new(board, &Piece::knight(), false);
-        let rules = Rules::counting(&walk, closed, false);
-        (board, walk, rules)
+        [Order::Straight, Order::Tuned]
+            .into_iter()
+            .map(|order| Walk::new(board, &Piece::knight(), false, order))
+            .filter(|walk| walk.window() <= u64::SLOTS)
+            .map(|walk| {
+                let rules = Rules::counting(&walk, closed, false);
+                (board, walk, rules)
+            })
+            .collect()
     }
 
     /// A walk of the rules' tests: rows, columns, closed, the fixed ends and the cut.
@@ -642,15 +650,16 @@ mod tests {
         };
         let mut compared = 0;
         for (rows, cols, closed) in [(5, 6, false), (5, 5, false), (4, 7, false), (6, 5, true)] {
-            let (board, walk, rules) = knight_walk(rows, cols, closed);
-            let (n, tours) = compare_walk(
-                board,
-                &steps(&walk, &rules, 0, walk.n),
-                closed,
-                [dispatched, plain],
-            );
-            compared += n;
-            assert!(tours > 0, "{board}: the walk finds its tours");
+            for (board, walk, rules) in knight_walks(rows, cols, closed) {
+                let (n, tours) = compare_walk(
+                    board,
+                    &steps(&walk, &rules, 0, walk.n),
+                    closed,
+                    [dispatched, plain],
+                );
+                compared += n;
+                assert!(tours > 0, "{board}: the walk finds its tours");
+            }
         }
         assert!(compared > 10_000, "{compared} choices compared");
     }
@@ -679,22 +688,23 @@ mod tests {
         ];
         let (mut compared, mut tours) = (0, 0);
         for (rows, cols, closed, terminals, cut) in cases {
-            let (board, walk, mut rules) = knight_walk(rows, cols, closed);
-            if !terminals.is_empty() {
-                rules.terminals = terminals;
-                rules.ends_on_majority = false;
-                rules.ends_differ = false;
+            for (board, walk, mut rules) in knight_walks(rows, cols, closed) {
+                if !terminals.is_empty() {
+                    rules.terminals.clone_from(&terminals);
+                    rules.ends_on_majority = false;
+                    rules.ends_differ = false;
+                }
+                rules.cut = cut;
+                let to = cut.map_or(walk.n, |c| c + walk.w);
+                let (n, t) = compare_walk(
+                    board,
+                    &steps(&walk, &rules, 0, to.min(walk.n)),
+                    closed,
+                    [bounded, every],
+                );
+                compared += n;
+                tours += t;
             }
-            rules.cut = cut;
-            let to = cut.map_or(walk.n, |c| c + walk.w);
-            let (n, t) = compare_walk(
-                board,
-                &steps(&walk, &rules, 0, to.min(walk.n)),
-                closed,
-                [bounded, every],
-            );
-            compared += n;
-            tours += t;
         }
         assert!(tours > 0, "the walks find their tours");
         assert!(compared > 100_000, "{compared} choices compared");
@@ -705,8 +715,14 @@ mod tests {
         // every state of whole walks against every state it leads to (before the mirror
         // merges it: a walk back tests the merged state's image too), open and closed
         let mut checked = 0;
-        for (rows, cols, closed) in [(5, 6, false), (4, 7, false), (6, 5, true), (6, 6, true)] {
-            let (board, walk, rules) = knight_walk(rows, cols, closed);
+        let walks = [(5, 6, false), (4, 7, false), (6, 5, true), (6, 6, true)]
+            .into_iter()
+            .flat_map(|(rows, cols, closed)| {
+                knight_walks(rows, cols, closed)
+                    .into_iter()
+                    .map(move |w| (closed, w))
+            });
+        for (closed, (board, walk, rules)) in walks {
             let mut layer = std::collections::BTreeSet::from([0u64]);
             for step in &steps::<u64>(&walk, &rules, 0, walk.n) {
                 let kept = unchanged_slots(step);

@@ -9,7 +9,9 @@
 //! table, and the smaller of the two again (the side made true), at the calibrated cost of a
 //! read.*
 //!
-//! The time is those reads at 0.25 µs on one thread (2.5 times that on boards 8 wide); the memory
+//! The time is those reads at 0.25 µs on one thread (2.5 times that on boards 8 wide), scaled
+//! for a walk in a tuned order by the time it measured against the straight walk's
+//! (`order::tuned_time`: the reads counted are the straight walk's); the memory
 //! is the tree's line by parts (`Run::estimate_at`). Within 2 times of the wall time of every
 //! count of `results/estimates.md` past 0.1 s (0.68 to 1.76; `tests/all/messages.rs`).
 //!

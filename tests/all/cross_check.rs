@@ -3,7 +3,7 @@
 //! thread against two, and other leapers than the knight.
 
 use knights::count::{self, CountSpec, Engine, naive};
-use knights::engine::TreeSize;
+use knights::engine::{Order, TreeSize};
 use knights::frontier;
 use knights::{Board, Piece, Square};
 
@@ -423,7 +423,8 @@ fn boards_rows_le_cols(max: u32) -> Vec<Board> {
 
 /// The frontier engine against the DFS on every board both can do up to 40 squares, open and
 /// closed, by every method: one sweep with and without the mirror merge, meeting in the middle
-/// where it applies, and the automatic choice; and each board against its transpose.
+/// where it applies, and the automatic choice, each column's squares in their tuned order
+/// (the default) and straight; and each board against its transpose.
 #[test]
 fn frontier_equals_dfs_on_every_board_up_to_40_squares() {
     use frontier::Method;
@@ -431,6 +432,10 @@ fn frontier_equals_dfs_on_every_board_up_to_40_squares() {
     let plain = |closed| CountSpec {
         symmetry: false,
         ..spec(closed)
+    };
+    let straight = |spec: CountSpec| CountSpec {
+        order: Order::Straight,
+        ..spec
     };
     let mut met = 0;
     for b in boards_rows_le_cols(40) {
@@ -444,6 +449,14 @@ fn frontier_equals_dfs_on_every_board_up_to_40_squares() {
                     frontier(b, &k, &spec(closed), Method::Sweep),
                 ),
                 ("sweep", frontier(b, &k, &plain(closed), Method::Sweep)),
+                (
+                    "auto, straight",
+                    frontier(b, &k, &straight(spec(closed)), Method::Auto),
+                ),
+                (
+                    "sweep, straight",
+                    frontier(b, &k, &straight(plain(closed)), Method::Sweep),
+                ),
                 (
                     "transposed",
                     frontier(b.transposed(), &k, &spec(closed), Method::Auto),

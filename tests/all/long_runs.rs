@@ -15,8 +15,18 @@ const OPEN_5X8: u64 = 36_122_108;
 const OPEN_6X8: u64 = 49_929_787_608;
 const OPEN_6X6: u64 = 6_637_920;
 const CLOSED_6X8: u64 = 55_488_142;
-/// Lines before the first unit record in a checkpoint.
-const HEADER_LINES: usize = 15;
+/// Lines before the first unit record in a checkpoint: its header, to the checksum line (15 for
+/// most runs, a line more where the header names the order of a frontier walk's columns).
+fn header_lines(text: &str) -> usize {
+    text.lines()
+        .position(|l| l.starts_with("crc "))
+        .map_or(0, |i| i + 1)
+}
+
+/// The unit records of a checkpoint's text: its lines after the header.
+fn record_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().skip(header_lines(text))
+}
 
 fn knights() -> Command {
     Command::cargo_bin("knights").unwrap()
@@ -72,7 +82,7 @@ fn spawn_shards(dir: &Path, n: usize, args: &[&str]) -> (Vec<String>, Vec<Child>
 
 /// Units recorded in a checkpoint so far (0 while it does not exist).
 fn records(path: &Path) -> usize {
-    fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(HEADER_LINES))
+    fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(header_lines(&t)))
 }
 
 /// How long a wait for a count's progress may last before it is taken for a hang: not a measure
@@ -281,10 +291,9 @@ fn a_closed_count_resumes_a_log_of_either_cut() {
         .join("tests/data/checkpoints/6x6-closed-one-ended.ckpt");
     fs::copy(&fixture, &old).unwrap();
     let header = |p: &Path| -> Vec<String> {
-        fs::read_to_string(p)
-            .unwrap()
-            .lines()
-            .take(HEADER_LINES)
+        let text = fs::read_to_string(p).unwrap();
+        text.lines()
+            .take(header_lines(&text))
             .map(String::from)
             .collect()
     };
@@ -307,7 +316,7 @@ fn a_closed_count_resumes_a_log_of_either_cut() {
     );
     let text = fs::read_to_string(&new).unwrap();
     let all = records(&new);
-    let keep: Vec<&str> = text.lines().take(HEADER_LINES + all / 2).collect();
+    let keep: Vec<&str> = text.lines().take(header_lines(&text) + all / 2).collect();
     fs::write(&new, keep.join("\n") + "\n").unwrap();
     let v = finish(&["count", "6x6", "--closed", "--checkpoint", path_str(&new)]);
     assert_eq!(v["undirected"], CLOSED_6X6);
@@ -467,7 +476,7 @@ fn shards_run_as_separate_processes_merge_to_the_total() {
 
     // a missing shard and an unfinished one: reported, and no total claimed
     let text = fs::read_to_string(&files[2]).unwrap();
-    let kept: Vec<&str> = text.lines().take(HEADER_LINES + 3).collect();
+    let kept: Vec<&str> = text.lines().take(header_lines(&text) + 3).collect();
     fs::write(&files[2], kept.join("\n") + "\n").unwrap();
     for json in [false, true] {
         let mut cmd = knights();
@@ -678,7 +687,7 @@ fn stage_of(path: &Path) -> Option<(String, usize)> {
 /// the next piece begins), and the forward walk's layers saved in `ck.layers`.
 fn frontier_mark(ck: &Path) -> [usize; 5] {
     let log = fs::read_to_string(ck).unwrap_or_default();
-    let done: Vec<&str> = (log.lines().skip(HEADER_LINES))
+    let done: Vec<&str> = record_lines(&log)
         .filter_map(|l| l.split(' ').next())
         .collect();
     let pieces = done.len();
@@ -1293,7 +1302,7 @@ fn a_tree_count_resumes_from_its_checkpoint_and_shards_merge() {
     );
     // pieces lost from the log are counted again, the others read from it
     let text = fs::read_to_string(&ck).unwrap();
-    let kept: Vec<&str> = text.lines().take(HEADER_LINES + 4).collect();
+    let kept: Vec<&str> = text.lines().take(header_lines(&text) + 4).collect();
     fs::write(&ck, kept.join("\n") + "\n").unwrap();
     let resumed = finish(&tree_5x8(&ck));
     assert_eq!(resumed["directed"], OPEN_5X8);
@@ -1302,10 +1311,8 @@ fn a_tree_count_resumes_from_its_checkpoint_and_shards_merge() {
     // every piece of the resumed log holds what a fresh count of it finds
     let other = finish(&tree_5x8(&dir.path().join("again.ckpt")));
     let lines = |p: &Path| {
-        let mut l: Vec<String> = fs::read_to_string(p)
-            .unwrap()
-            .lines()
-            .skip(HEADER_LINES)
+        let text = fs::read_to_string(p).unwrap();
+        let mut l: Vec<String> = record_lines(&text)
             // the piece and its count (the time and checksum differ)
             .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "))
             .collect();
@@ -1736,10 +1743,10 @@ fn a_record_left_under_its_temporary_name_is_written_again_from_the_checkpoint()
     let files = ledger_files(&led);
     assert_eq!(files.len(), 9, "{files:?}");
     let again = fs::read_to_string(&piece).unwrap();
-    let record = again.lines().nth(HEADER_LINES).unwrap();
+    let record = record_lines(&again).next().unwrap();
     assert!(record.contains(" from_checkpoint=yes"), "{record}");
     // the same count and the same figures as the record the rename lost
-    let first = whole.lines().nth(HEADER_LINES).unwrap();
+    let first = record_lines(&whole).next().unwrap();
     for key in RECORD_FIGURES {
         let of = |r: &str| {
             r.split(' ')
@@ -1787,11 +1794,11 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     for f in &files {
         let text = fs::read_to_string(f).unwrap();
         assert!(text.starts_with("knights-ledger 1\n"), "{text}");
-        let record = text.lines().nth(HEADER_LINES).unwrap();
+        let record = record_lines(&text).next().unwrap();
         for key in RECORD_FIGURES {
             assert!(record.contains(key), "{key} missing: {record}");
         }
-        assert_eq!(text.lines().count(), HEADER_LINES + 1, "{text}");
+        assert_eq!(text.lines().count(), header_lines(&text) + 1, "{text}");
     }
     let m = merge_json(&files);
     assert_eq!(m["directed"], OPEN_7X6);
@@ -1889,8 +1896,7 @@ fn a_ledger_of_pieces_survives_kill_9_and_merges_to_the_total() {
     let again = json_of(&out);
     assert_eq!(again["complete"], false);
     let field = |t: &str, i: usize| {
-        t.lines()
-            .skip(HEADER_LINES)
+        record_lines(t)
             .map(|l| l.split(' ').collect::<Vec<_>>())
             .find(|f| f[0] == "4")
             .map(|f| f[i].to_string())
@@ -2113,9 +2119,7 @@ fn lines_of_another_shard_are_said_to_be_ignored() {
         assert_succeeded(&c.wait_with_output().unwrap());
     }
     let other = fs::read_to_string(&files[1]).unwrap();
-    let lines: String = other
-        .lines()
-        .skip(HEADER_LINES)
+    let lines: String = record_lines(&other)
         .take(5)
         .map(|l| format!("{l}\n"))
         .collect();
@@ -2184,9 +2188,7 @@ fn a_long_run_counts_a_piece_of_each_class_first() {
         .parse()
         .unwrap();
     let classes = knights::frontier::piece_classes(param, 27, 1).unwrap();
-    let written: Vec<usize> = text
-        .lines()
-        .skip(HEADER_LINES)
+    let written: Vec<usize> = record_lines(&text)
         .map(|l| l.split(' ').next().unwrap().parse().unwrap())
         .collect();
     assert_eq!(written.len(), 27, "{text}");
@@ -2219,10 +2221,8 @@ fn a_long_run_counts_a_piece_of_each_class_first() {
     assert!(!o.finished, "stopped");
     let o = driver::run(&job, &AtomicBool::new(false), &Quiet).unwrap();
     assert_eq!(o.count.directed, OPEN_6X6.into());
-    let written: Vec<usize> = fs::read_to_string(&ck)
-        .unwrap()
-        .lines()
-        .skip(HEADER_LINES)
+    let ck_text = fs::read_to_string(&ck).unwrap();
+    let written: Vec<usize> = record_lines(&ck_text)
         .map(|l| l.split(' ').next().unwrap().parse().unwrap())
         .collect();
     assert_eq!(written.len(), 27, "{written:?}");
@@ -2417,5 +2417,79 @@ fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
     assert!(
         !column.exists(),
         "the column's leaves removed once the count is done"
+    );
+}
+
+/// A count given no `--order` goes on in the order its files were made in: a checkpoint and a
+/// ledger written by a straight walk (as every run before the tuned orders wrote them, no
+/// `order` in their headers) are read as straight and counted on, not cut again; asked for the
+/// other order, the run is refused naming it. A new count is tuned, and its files say so.
+#[test]
+fn a_count_goes_on_in_the_order_its_checkpoint_or_ledger_was_made_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ck, led) = (dir.path().join("s.ckpt"), dir.path().join("ledger"));
+    let base = ["count", "5x8", "--engine", "frontier", "-j", "1"];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(ToString::to_string).collect()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    // a straight count with a checkpoint and a ledger, stopped after some of its pieces: the
+    // pieces it lacks are those `--only` leaves out
+    let straight = with(&[
+        "--order",
+        "straight",
+        "--checkpoint",
+        path_str(&ck),
+        "--ledger",
+        path_str(&led),
+        "--only",
+        "0,4,8",
+    ]);
+    let v = finish(&args(&straight));
+    assert_eq!(v["complete"], false);
+    let header = fs::read_to_string(&ck).unwrap();
+    assert!(!header.contains("\norder "), "{header}");
+    assert_eq!(records(&ck), 3);
+    // the same command without --order finishes it: 6 pieces more, the straight walk's
+    let resume = with(&["--checkpoint", path_str(&ck)]);
+    let v = finish(&args(&resume));
+    assert_eq!(
+        (&v["directed"], &v["complete"]),
+        (&Value::from(OPEN_5X8), &Value::from(true))
+    );
+    assert_eq!(records(&ck), 9);
+    // the ledger alone (a new checkpoint): its 3 records are the straight walk's pieces, taken
+    // as they are, and only the other 6 are counted (a tuned run would count all 9 anew)
+    let fresh = dir.path().join("fresh.ckpt");
+    let by_ledger = with(&["--ledger", path_str(&led), "--checkpoint", path_str(&fresh)]);
+    let v = finish(&args(&by_ledger));
+    assert_eq!(v["directed"], OPEN_5X8);
+    assert_eq!(records(&fresh), 6);
+    assert_eq!(ledger_files(&led).len(), 9);
+    assert!(!fs::read_to_string(&fresh).unwrap().contains("\norder "));
+    // asked for the tuned order, the straight checkpoint is refused, the order named
+    let out = knights()
+        .args(args(&with(&[
+            "--order",
+            "tuned",
+            "--checkpoint",
+            path_str(&ck),
+        ])))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("order") && err.contains("straight"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // a new count walks tuned, and its checkpoint says so
+    let tuned = dir.path().join("tuned.ckpt");
+    let v = finish(&args(&with(&["--checkpoint", path_str(&tuned)])));
+    assert_eq!(v["directed"], OPEN_5X8);
+    assert!(
+        fs::read_to_string(&tuned)
+            .unwrap()
+            .contains("\norder tuned\n")
     );
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use knights::count::CountSpec;
 use knights::count::row::{self, RowJob};
-use knights::engine::Quiet;
+use knights::engine::{Order, Quiet};
 use knights::frontier::{self, Method};
 use knights::{Board, Piece};
 use num_bigint::BigUint;
@@ -27,6 +27,7 @@ fn job(width: u32, last: u32, piece: &str, closed: bool) -> RowJob {
         lengths: 1..=last,
         piece: piece.parse().unwrap(),
         closed,
+        order: Order::Tuned,
         threads: None,
         max_memory: knights::memory::default_max_memory(),
         checkpoint: None,
@@ -50,10 +51,12 @@ fn lengths_of(job: &RowJob) -> Vec<(u32, BigUint, BigUint)> {
 }
 
 /// The one-board count of `board`, by the frontier engine's own choice (met in the middle
-/// where the board allows): `(directed, undirected)`.
+/// where the board allows), each column walked straight (the rows walk it tuned: a second
+/// way to every state): `(directed, undirected)`.
 fn alone(board: Board, piece: &Piece, closed: bool) -> (BigUint, BigUint) {
     let spec = CountSpec {
         closed,
+        order: Order::Straight,
         ..CountSpec::default()
     };
     let c = frontier::count(board, piece, &spec, Method::Auto).unwrap();

@@ -32,6 +32,8 @@ pub(super) struct FromLedger {
     pub(super) cpu: std::collections::BTreeMap<usize, f64>,
     pub(super) starts: Starts,
     pub(super) dir: String,
+    /// The order the ledger's count walked its columns in: its pieces are counted again so.
+    pub(super) order: crate::engine::Order,
 }
 
 /// The sampler of the count in the ledger `whole` (read from `dir`), or why not.
@@ -71,7 +73,7 @@ pub(crate) fn from_ledger(
     }
     crate::frontier::check_sample_floor(
         board,
-        &Walk::new(board, piece, false),
+        &Walk::new(board, piece, false, id.order),
         req.max_memory,
         crate::sample::CHOICE_THREADS,
     )?;
@@ -118,6 +120,7 @@ pub(crate) fn from_ledger(
             total,
         },
         dir: dir.to_string(),
+        order: id.order,
     }))
 }
 
@@ -175,6 +178,7 @@ impl Batch for FromLedger {
         let spec = CountSpec {
             closed: self.req.closed,
             symmetry: true,
+            order: self.order,
             ..CountSpec::default()
         };
         let t = std::time::Instant::now();
@@ -223,7 +227,7 @@ impl Batch for FromLedger {
                 if pieces.len() == 1 { "it" } else { "them" }
             ));
         }
-        let walk = Walk::new(self.board, &self.piece, false);
+        let walk = Walk::new(self.board, &self.piece, false, self.order);
         let meet = make(
             self.board,
             walk,

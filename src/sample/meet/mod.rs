@@ -52,6 +52,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::board::Board;
 use crate::count::CountSpec;
 use crate::count::report::human_bytes;
+use crate::engine::Order;
 use crate::frontier::MeetLeaves;
 use crate::frontier::join::{Boundary, SampleJoin, left_side, pair_joins, right_side};
 use crate::piece::Piece;
@@ -200,7 +201,7 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
     if req.from.is_some() {
         return Err("a count met in the middle counts tours from every square".into());
     }
-    let walk = Walk::new(board, piece, false);
+    let walk = Walk::new(board, piece, false, Order::Tuned);
     if walk.window() > crate::frontier::MAX_WINDOW {
         return Err(fault!(
             "the frontier window of {board} is {} squares; its tables handle up to {}",

@@ -91,12 +91,8 @@ impl<K: Key, C: Count> Meet<K, C> {
         if let Some(l) = ledger {
             start = l.total;
         }
-        let room = crate::frontier::tables_room(
-            req.max_memory,
-            walk.window(),
-            walk.key_bytes(),
-            rayon::current_num_threads(),
-        );
+        let room =
+            crate::frontier::tables_room(req.max_memory, &walk, rayon::current_num_threads());
         let mut s = Meet {
             board,
             walk,

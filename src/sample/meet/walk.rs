@@ -8,7 +8,7 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// right side's walk is the board's, end to end).
     pub(super) fn place(&self, side: usize, v: u32, flip: bool) -> u32 {
         let w = self.walk.w;
-        let v = if flip { v / w * w + (w - 1 - v % w) } else { v };
+        let v = if flip { self.walk.mirrored(v) } else { v };
         if side == RIGHT {
             (self.walk.len - 1 - v / w) * w + v % w
         } else {
@@ -499,11 +499,10 @@ impl<K: Key, C: Count> Meet<K, C> {
     /// A sample's edges as a path of board squares (from square 0 for a cycle, from an end
     /// for an open path), mirrored whole on `coin`.
     pub(super) fn path(&self, edges: &[(u32, u32)], coin: bool) -> Vec<u32> {
-        let w = self.walk.w;
         let mut links = Links::new(self.walk.n as usize);
         for &(a, b) in edges {
             if coin {
-                links.add(a / w * w + (w - 1 - a % w), b / w * w + (w - 1 - b % w));
+                links.add(self.walk.mirrored(a), self.walk.mirrored(b));
             } else {
                 links.add(a, b);
             }
