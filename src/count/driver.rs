@@ -602,8 +602,9 @@ pub(super) fn threads_held(
 }
 
 /// The order the files of `job` were made in, for a count given none: its checkpoint's, where
-/// it has one that reads; else that of the first record in its ledger of the same request (its
-/// board, piece, kind, ends and window); else `None`, a new count. A count of hours goes on as
+/// it has one that reads; else its shared tables' (`--split FILE`), where they are saved; else
+/// that of the first record in its ledger of the same request (its board, piece, kind, ends and
+/// window); else `None`, a new count. A count of hours goes on as
 /// it began, whichever order this build takes by default: the pieces of a ledger are numbered
 /// by the cut of the walk that made them.
 #[must_use]
@@ -615,6 +616,9 @@ pub fn order_of_files(job: &Job) -> Option<Order> {
         .and_then(|p| checkpoint::read(p).ok())
     {
         return Some(l.id.order);
+    }
+    if let Some(o) = job.split.as_deref().and_then(frontier::saved_order) {
+        return Some(o);
     }
     let dir = job.ledger.as_deref()?;
     let ours = RunId::new(

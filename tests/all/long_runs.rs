@@ -2425,7 +2425,7 @@ fn a_count_stopped_inside_a_cut_column_resumes_from_its_finished_leaves() {
 /// `order` in their headers) are read as straight and counted on, not cut again; asked for the
 /// other order, the run is refused naming it. A new count is tuned, and its files say so.
 #[test]
-fn a_count_goes_on_in_the_order_its_checkpoint_or_ledger_was_made_in() {
+fn a_count_goes_on_in_the_order_its_checkpoint_ledger_or_split_was_made_in() {
     let dir = tempfile::tempdir().unwrap();
     let (ck, led) = (dir.path().join("s.ckpt"), dir.path().join("ledger"));
     let base = ["count", "5x8", "--engine", "frontier", "-j", "1"];
@@ -2492,4 +2492,32 @@ fn a_count_goes_on_in_the_order_its_checkpoint_or_ledger_was_made_in() {
             .unwrap()
             .contains("\norder tuned\n")
     );
+    // shared tables saved by a straight walk (--split) are taken by a count given no order, in
+    // their order, and refused by one that asks for the other, the order named
+    let split = dir.path().join("s.split");
+    let make = with(&[
+        "--order",
+        "straight",
+        "--split",
+        path_str(&split),
+        "--only",
+        "0",
+    ]);
+    finish(&args(&make));
+    let v = finish(&args(&with(&["--split", path_str(&split), "--only", "1"])));
+    assert_eq!(v["complete"], false, "{v}");
+    let out = knights()
+        .args(args(&with(&[
+            "--order",
+            "tuned",
+            "--split",
+            path_str(&split),
+            "--only",
+            "1",
+        ])))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("order") && err.contains("straight"), "{err}");
 }
