@@ -50,7 +50,7 @@ pub struct CountSpec {
 /// walked the window holds the column before it too. Walked from one side to the other, the
 /// column before keeps squares that wait for edges from the far side of the new column; in a
 /// tuned order they are served first and leave the window sooner, and the layers in the middle
-/// of a column hold a half to a third as many states (6x9 open: 57 million read against 124
+/// of a column hold a half to a third as many states (6x9 open: 71 million read against 124
 /// million; `results/order.md`). The count is the same either way, and so are the rules; only
 /// the states differ, and with them every table a count keeps (a checkpoint, a ledger, a
 /// split file is read by the order it was made in: see `count::driver::order_of_files`).

@@ -406,30 +406,33 @@ impl RunId {
     /// the order of the walk, the cut or the shard).
     #[must_use]
     pub fn same_request(&self, other: &RunId) -> bool {
-        let request = |id: &RunId| {
-            (
-                id.board,
-                id.piece.clone(),
-                id.closed,
-                id.from.clone(),
-                id.to.clone(),
-                id.symmetry,
-                id.per_square,
-                id.wide,
-            )
-        };
-        request(self) == request(other)
+        let how = [
+            "version",
+            "order",
+            "engine",
+            "split",
+            "units",
+            "fingerprint",
+            "shard",
+        ];
+        self.differs_but(other, &how).is_none()
+    }
+
+    /// The first field of [`RunId::compared`] outside `skip` in which `other` differs: its
+    /// words, this run's value and the other's.
+    fn differs_but(&self, other: &RunId, skip: &[&str]) -> Option<(&'static str, String, String)> {
+        self.compared()
+            .into_iter()
+            .zip(other.compared())
+            .find(|((k, a), (_, b))| a != b && !skip.contains(k))
+            .map(|((k, a), (_, b))| (field_words(k), a, b))
     }
 
     /// [`RunId::differs`] in what the run asks (not the cut: `split`, `units`, `fingerprint`,
     /// which only the engine knows once it has started).
     #[must_use]
     pub fn differs_in_request(&self, other: &RunId) -> Option<(&'static str, String, String)> {
-        self.compared()
-            .into_iter()
-            .zip(other.compared())
-            .find(|((k, a), (_, b))| a != b && !["split", "units", "fingerprint"].contains(k))
-            .map(|((k, a), (_, b))| (field_words(k), a, b))
+        self.differs_but(other, &["split", "units", "fingerprint"])
     }
 }
 

@@ -21,8 +21,7 @@ use super::*;
 use crate::walk::layout::Step;
 
 /// The walk of the board `width × length` along its `length` side (the window across `width`,
-/// whichever side is longer),
-/// its columns' squares taken in `order`.
+/// whichever side is longer), its columns' squares taken in `order`.
 pub(crate) fn row_walk(width: u32, length: u32, piece: &Piece, order: Order) -> Walk {
     let board = Board::new(width, length).expect("the sides were checked");
     let walk = Walk::new(board, piece, width > length, order);

@@ -157,15 +157,15 @@ impl<'a, K: Key> Run<'a, K> {
         if spec.wide {
             name.fields.push(("window", "wide".to_string()));
         }
-        // (and a straight walk's too: the rows of a column in any other order make other
-        // states, other tables and other pieces)
+        // and a column's rows where they are not in their straight order (another order makes
+        // other states, other tables and other pieces)
         if !crate::walk::order::is_straight(&walk.rows) {
             let rows: Vec<String> = walk.rows.iter().map(u32::to_string).collect();
             name.fields.push(("order", rows.join(",")));
         }
         let path = limits.checkpoint.as_deref();
         let walk_n = walk.n;
-        let (window, key_bytes) = walk.floor_shape();
+        let room = super::tables_room(limits.max_memory, &walk, limits.threads);
         Ok(Run {
             req,
             limits,
@@ -178,9 +178,7 @@ impl<'a, K: Key> Run<'a, K> {
             sweep: Sweep {
                 closed,
                 limit: Bound {
-                    tables: (limits.tree.tables).unwrap_or_else(|| {
-                        sizes::tables_for(limits.max_memory, window, key_bytes, limits.threads)
-                    }),
+                    tables: limits.tree.tables.unwrap_or(room),
                     process: limits.max_memory,
                 },
                 scratch: Scratch::new(scratch_dir(limits)),

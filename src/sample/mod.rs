@@ -353,7 +353,7 @@ impl Sampler {
         }
         // the exact sampler met in the middle on the threads its bound holds (fewer than the
         // pool's where each would pass it), its tours the same on any
-        let walk = crate::walk::layout::Walk::new(board, piece, false, crate::engine::Order::Tuned);
+        let walk = crate::walk::layout::Walk::of(board, piece, &spec);
         let threads = rayon::current_num_threads();
         let fit = crate::frontier::sample_threads(&walk, opts.max_memory, threads);
         let pool = if fit < threads && walk.window() <= crate::frontier::MAX_WINDOW {

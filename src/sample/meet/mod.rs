@@ -52,7 +52,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::board::Board;
 use crate::count::CountSpec;
 use crate::count::report::human_bytes;
-use crate::engine::Order;
 use crate::frontier::MeetLeaves;
 use crate::frontier::join::{Boundary, SampleJoin, left_side, pair_joins, right_side};
 use crate::piece::Piece;
@@ -201,7 +200,13 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
     if req.from.is_some() {
         return Err("a count met in the middle counts tours from every square".into());
     }
-    let walk = Walk::new(board, piece, false, Order::Tuned);
+    let spec = CountSpec {
+        closed: req.closed,
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    // the walk of the count the tables are made by
+    let walk = Walk::of(board, piece, &spec);
     if walk.window() > crate::frontier::MAX_WINDOW {
         return Err(fault!(
             "the frontier window of {board} is {} squares; its tables handle up to {}",
@@ -212,11 +217,6 @@ pub(crate) fn build(board: Board, piece: &Piece, req: &Request) -> Result<Box<dy
     // for the fixed threads of the choice, whatever -j (the sampler then runs on those the
     // bound holds: `Sampler::new`), so that a seed's tours are the same with any
     crate::frontier::check_sample_floor(board, &walk, req.max_memory, super::CHOICE_THREADS)?;
-    let spec = CountSpec {
-        closed: req.closed,
-        symmetry: true,
-        ..CountSpec::default()
-    };
     let t = std::time::Instant::now();
     let kept = req.leaves.as_deref().filter(|p| p.exists());
     // where the count's leaves or nodes will be written, checked before the count (a folder
