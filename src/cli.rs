@@ -227,6 +227,15 @@ impl From<OrderArg> for crate::engine::Order {
     }
 }
 
+/// How a row walks the columns where its states have saturated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SaturatedArg {
+    /// Compiled once into sums over the states (no rules or hashing in the columns after).
+    Sums,
+    /// Every step walked as the steps before saturation are (for checks and comparison).
+    Steps,
+}
+
 #[derive(Debug, Args)]
 pub struct CountArgs {
     /// The board, ROWSxCOLS (e.g. 6x6, 7x7, 3x100): up to 64 squares for the dfs engine, any
@@ -271,6 +280,12 @@ pub struct CountArgs {
     /// tuned.
     #[arg(long, value_enum)]
     pub order: Option<OrderArg>,
+    /// With --lengths: how the sweep walks the columns where its states have stopped changing
+    /// (the same states at the same place of every column, as in the middle of a long board):
+    /// `sums` compiles a period of steps once and walks the columns after by sums over the
+    /// states, `steps` walks each step as before (the same counts either way).
+    #[arg(long, value_enum, default_value_t = SaturatedArg::Sums)]
+    pub saturated: SaturatedArg,
     /// Start even when the estimate says the count is out of reach (over 30 days, or frontier
     /// tables past --max-memory).
     #[arg(long)]

@@ -265,6 +265,7 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
         piece,
         closed: a.closed,
         order,
+        sums: a.saturated == knights::cli::SaturatedArg::Sums,
         threads: a.threads,
         max_memory: a
             .max_memory
@@ -338,8 +339,16 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
     }
     if !json {
         let peak = outcome.peak.map_or(String::new(), |p| {
+            let summed = if outcome.states_summed > 0 {
+                format!(
+                    " ({} of them by sums over saturated columns)",
+                    progress::group(outcome.states_summed)
+                )
+            } else {
+                String::new()
+            };
             format!(
-                ", window of {} squares, peak {} states, {} states read",
+                ", window of {} squares, peak {} states, {} states read{summed}",
                 p.window,
                 progress::group(p.states),
                 progress::group(outcome.states_read)

@@ -38,6 +38,9 @@ pub struct RowJob {
     /// The order the sweep takes each column's squares in (the same counts either way; the
     /// work in progress saved beside a checkpoint is read back only by the same order).
     pub order: Order,
+    /// Whether the columns where the sweep's states have saturated are walked as sums over
+    /// them, compiled once (the same counts either way; see `frontier::sums`).
+    pub sums: bool,
     pub threads: Option<NonZeroUsize>,
     pub max_memory: u64,
     pub checkpoint: Option<PathBuf>,
@@ -128,6 +131,8 @@ pub struct RowOutcome {
     pub peak: Option<Peak>,
     /// States the sweep's steps read (0 where every length was in the checkpoint).
     pub states_read: u64,
+    /// Of those, the states read by sums over saturated columns.
+    pub states_summed: u64,
     pub seconds: f64,
 }
 
@@ -356,6 +361,7 @@ pub fn run(
                 job.order,
                 &limits,
                 &known,
+                job.sums,
                 stop,
                 obs,
                 &mut record,
@@ -367,6 +373,7 @@ pub fn run(
         lengths,
         peak: ran.as_ref().map(|r| r.peak),
         states_read: ran.as_ref().map_or(0, |r| r.states_read),
+        states_summed: ran.as_ref().map_or(0, |r| r.states_summed),
         seconds: t0.elapsed().as_secs_f64(),
     })
 }

@@ -33,6 +33,7 @@ mod links;
 mod meet;
 mod pieces;
 pub mod snapshot;
+mod sums;
 mod sweep;
 mod tree;
 

@@ -17,7 +17,12 @@
 //! (`k` odd and even), so its lengths are walked in two *lanes*, one a rule, side by side a
 //! column at a time, and each length is recorded as soon as it is counted.
 
+use rayon::prelude::*;
+
+use super::sums::{NotMade, Sums, widened};
 use super::*;
+use crate::layer::Batch;
+use crate::walk::entry::Shape;
 use crate::walk::layout::Step;
 
 /// The walk of the board `width × length` along its `length` side (the window across `width`,
@@ -74,9 +79,39 @@ struct Lane<K: Key> {
     layer: Node<K>,
     /// Steps done.
     at: usize,
+    /// The states before each step done (and the next), for telling when they saturate.
+    sizes: Vec<u64>,
+    /// Where the lane's states have saturated, its period compiled into sums (see `sums.rs`),
+    /// and its counts there; `layer` is then empty.
+    fast: Option<Fast<K>>,
+    /// No period is compiled before this step (one was tried and had not saturated).
+    retry: usize,
+}
+
+/// A lane walked by sums over its saturated states.
+struct Fast<K: Key> {
+    sums: Sums<K>,
+    /// The lane's step the period's first step is (or one a whole number of periods before).
+    first: usize,
+    /// The first step the period does not stand for (the board's far end in sight).
+    until: usize,
+    /// A count a state of the period's numbering at the lane's step.
+    counts: Vec<u64>,
+    limbs: usize,
+}
+
+impl<K: Key> Fast<K> {
+    fn bytes(&self) -> u64 {
+        self.sums.bytes() + 8 * self.counts.len() as u64
+    }
 }
 
 impl<K: Key> Lane<K> {
+    /// Bytes its layer, or its sums, hold.
+    fn bytes(&self) -> u64 {
+        self.layer.bytes() + self.fast.as_ref().map_or(0, Fast::bytes)
+    }
+
     /// The name of the lane's table in a save: its length and the steps it has done.
     fn table_name(&self) -> String {
         format!("lane-{}-{}", self.length, self.at)
@@ -97,6 +132,8 @@ pub struct RowRan {
     /// States the steps read, lanes and lengths' last steps together (the row's work: its time
     /// over this is the cost of a state and square).
     pub states_read: u64,
+    /// Of those, the states read by sums over saturated columns (see `sums.rs`).
+    pub states_summed: u64,
 }
 
 /// The widths and lengths a row can be walked at (its columns' squares taken in `order`): the
@@ -116,8 +153,8 @@ pub fn row_supported(width: u32, last: u32, piece: &Piece, order: Order) -> Resu
 /// walk a rule: calls `record(k, tours)` for each as soon as it is known, which may be before a
 /// shorter one of the other lane (`tours`: each tour once, unordered, as a one-board count's
 /// undirected figure); a save of the work in progress comes after the records of every length
-/// it has gone past. Runs
-/// under `limits` (its tables through disk past the bound), saves its work in progress beside
+/// it has gone past. Where `sums`, the columns where the states have saturated are walked as
+/// sums over them (see `sums.rs`; the same counts either way). Runs under `limits` (its tables through disk past the bound), saves its work in progress beside
 /// `limits.checkpoint` as a count does, and goes on from it. The columns' squares are taken in
 /// `order` (the same counts either way).
 #[allow(clippy::too_many_arguments)]
@@ -129,6 +166,7 @@ pub fn row(
     order: Order,
     limits: &Limits,
     known: &BTreeMap<u32, BigUint>,
+    sums: bool,
     stop: &AtomicBool,
     obs: &dyn Observer,
     record: &mut dyn FnMut(u32, &BigUint) -> Result<(), RunError>,
@@ -157,7 +195,7 @@ pub fn row(
         }
         run.name.fields.push(("lengths", format!("{}..{}", lengths.start(), last)));
         run.name.fields.push(("rows", width.to_string()));
-        walk_row::<K>(&mut run, width, lengths, closed, known, record)
+        walk_row::<K>(&mut run, width, lengths, closed, known, sums, record)
     })
 }
 
@@ -167,6 +205,7 @@ fn walk_row<K: Key>(
     lengths: std::ops::RangeInclusive<u32>,
     closed: bool,
     known: &BTreeMap<u32, BigUint>,
+    sums: bool,
     record: &mut dyn FnMut(u32, &BigUint) -> Result<(), RunError>,
 ) -> Result<RowRan, RunError> {
     let (piece, order) = (run.req.piece, run.req.spec.order);
@@ -219,6 +258,9 @@ fn walk_row<K: Key>(
             forks,
             layer: Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
             at: 0,
+            sizes: vec![1],
+            fast: None,
+            retry: 0,
         });
     }
     let w = width as usize;
@@ -252,6 +294,10 @@ fn walk_row<K: Key>(
                 }
                 lane.at = at;
                 lane.layer = s.take(&name).ok_or_else(|| run.foreign_phase())?;
+                // the sizes before are not known: the states saturate again from here
+                lane.sizes = vec![0; at];
+                lane.sizes.push(lane.layer.len());
+                lane.retry = at;
             }
         }
         Ok(Some(_)) => return Err(run.foreign_phase()),
@@ -264,21 +310,82 @@ fn walk_row<K: Key>(
                 .iter()
                 .enumerate()
                 .filter(|&(j, l)| j != li && l.walking())
-                .map(|(_, l)| l.layer.bytes())
+                .map(|(_, l)| l.bytes())
                 .sum();
             let end = ((column + 1) * w).min(lanes[li].steps.len());
             while lanes[li].at < end {
                 let lane = &mut lanes[li];
                 let i = lane.at;
+                // past its period a lane walks its layer again
+                if lane.fast.as_ref().is_some_and(|f| i >= f.until) {
+                    let fast = lane.fast.take().expect("a lane walked by sums");
+                    match layer_of(run, &fast, i) {
+                        Ok(l) => lane.layer = l,
+                        Err(e) => return stopped_at(run, e, column, &mut lanes, i),
+                    }
+                }
                 // the lengths that part from the lane here, counted from its layer
                 while let Some(f) = lane.forks.first().filter(|f| f.at == i) {
-                    match walk_fork(run, &lane.layer, &f.steps) {
+                    let made = match &lane.fast {
+                        Some(fast) => match layer_of(run, fast, i) {
+                            Ok(l) => Some(l),
+                            Err(e) => return stopped_at(run, e, column, &mut lanes, i),
+                        },
+                        None => None,
+                    };
+                    let counted = walk_fork(run, made.as_ref().unwrap_or(&lane.layer), &f.steps);
+                    if let Some(l) = made {
+                        run.sweep.recycle(l);
+                    }
+                    match counted {
                         Ok(t) => {
                             record(f.length, &t)?;
                             lane.forks.remove(0);
                         }
-                        Err(e) => return stopped_at(run, e, column, &lanes, i),
+                        Err(e) => return stopped_at(run, e, column, &mut lanes, i),
                     }
+                }
+                if sums && lane.fast.is_none() && i >= lane.retry {
+                    if let Some((m, until)) = period_at(lane, i, w) {
+                        match compile(run, lane, m, until) {
+                            Ok(()) => {}
+                            Err(NotMade::Stopped) => {
+                                return stopped_at(
+                                    run,
+                                    Stopped::Interrupted,
+                                    column,
+                                    &mut lanes,
+                                    i,
+                                );
+                            }
+                            Err(NotMade::NotFixed | NotMade::Room) => lane.retry = i + m,
+                        }
+                    }
+                }
+                if let Some(fast) = &mut lane.fast {
+                    let s = i - fast.first;
+                    if fast.sums.needs_wider(s, &fast.counts, fast.limbs) {
+                        fast.counts = widened(&fast.counts, fast.limbs);
+                        fast.limbs += 1;
+                    }
+                    fast.counts = run
+                        .sweep
+                        .timed(sweep::STEP, || fast.sums.step(s, &fast.counts, fast.limbs));
+                    let (before, after) = (fast.sums.keys(s).len(), fast.sums.keys(s + 1).len());
+                    let bytes = fast.bytes();
+                    run.sweep.read += before as u64;
+                    run.sweep.summed += before as u64;
+                    run.sweep.peak_states = run.sweep.peak_states.max(after as u64);
+                    run.sweep.peak_bytes = run.sweep.peak_bytes.max(bytes + run.sweep.beside);
+                    lane.at += 1;
+                    lane.sizes.push(after as u64);
+                    run.saver.saved = false;
+                    run.progress_of(lane.at, after as u64, bytes, "sweep");
+                    if run.stopped() {
+                        let at = lane.at;
+                        return stopped_at(run, Stopped::Interrupted, column, &mut lanes, at);
+                    }
+                    continue;
                 }
                 match run.sweep.step(lane.layer.src(), &lane.steps[i], |_| true) {
                     Ok((next, t)) => {
@@ -286,6 +393,7 @@ fn walk_row<K: Key>(
                         run.sweep.recycle(old);
                         run.sweep.peak_states = run.sweep.peak_states.max(lane.layer.len());
                         lane.at += 1;
+                        lane.sizes.push(lane.layer.len());
                         run.saver.saved = false;
                         if !lane.walking() {
                             record(lane.length, &t)?;
@@ -297,13 +405,13 @@ fn walk_row<K: Key>(
                         }
                         run.progress(lane.at, &lane.layer, "sweep");
                     }
-                    Err(e) => return stopped_at(run, e, column, &lanes, i),
+                    Err(e) => return stopped_at(run, e, column, &mut lanes, i),
                 }
             }
         }
         column += 1;
         if run.saver.due() && column < columns {
-            save(run, &lanes, column, columns, false)?;
+            save(run, &mut lanes, column, columns, false)?;
         }
     }
     run.saver.clear();
@@ -311,11 +419,44 @@ fn walk_row<K: Key>(
         finished: true,
         peak: run.peak(),
         states_read: run.sweep.read,
+        states_summed: run.sweep.summed,
     })
 }
 
-/// Saves every lane still walking where it stands (`stopping`: as a stop signal asked).
+/// Saves every lane still walking where it stands (`stopping`: as a stop signal asked): a lane
+/// walked by sums as the layer of its states.
 fn save<K: Key>(
+    run: &mut Run<'_, K>,
+    lanes: &mut [Lane<K>],
+    column: usize,
+    columns: usize,
+    stopping: bool,
+) -> Result<(), RunError> {
+    for lane in lanes.iter_mut() {
+        if let Some(fast) = &lane.fast {
+            let at = lane.at;
+            lane.layer = match layer_of(run, fast, at) {
+                Ok(l) => l,
+                Err(Stopped::Memory(bytes)) => return Err(run.memory_error(bytes, at)),
+                Err(Stopped::Disk(e)) => return Err(e.into()),
+                Err(e) => {
+                    unreachable!("a table of distinct states stops for memory or disk: {e:?}")
+                }
+            };
+        }
+    }
+    let saved = save_layers(run, lanes, column, columns, stopping);
+    for lane in lanes.iter_mut().filter(|l| l.fast.is_some()) {
+        let made = std::mem::replace(
+            &mut lane.layer,
+            Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
+        );
+        run.sweep.recycle(made);
+    }
+    saved
+}
+
+fn save_layers<K: Key>(
     run: &mut Run<'_, K>,
     lanes: &[Lane<K>],
     column: usize,
@@ -371,7 +512,7 @@ fn stopped_at<K: Key>(
     run: &mut Run<'_, K>,
     e: Stopped,
     column: usize,
-    lanes: &[Lane<K>],
+    lanes: &mut [Lane<K>],
     i: usize,
 ) -> Result<RowRan, RunError> {
     match e {
@@ -393,5 +534,98 @@ fn stopped<K: Key>(run: &Run<'_, K>) -> RowRan {
         finished: false,
         peak: run.peak(),
         states_read: run.sweep.read,
+        states_summed: run.sweep.summed,
     }
+}
+
+/// The period a lane's states may have saturated in before step `i`, and the first step it does
+/// not stand for: a column, or two, the first whose layers a period apart held as many states,
+/// where the period's steps repeat, moved on, for two periods more at least (making the sums
+/// costs about a period walked).
+fn period_at<K: Key>(lane: &Lane<K>, i: usize, w: usize) -> Option<(usize, usize)> {
+    for m in [w, 2 * w] {
+        if i < m || lane.sizes.get(i) != lane.sizes.get(i - m) || lane.sizes[i] == 0 {
+            continue;
+        }
+        let mut until = i + m;
+        while until < lane.steps.len() && lane.steps[until] == lane.steps[until - m].moved(m as u32)
+        {
+            until += 1;
+        }
+        if until >= i + 3 * m {
+            return Some((m, until));
+        }
+    }
+    None
+}
+
+/// Compiles the lane's next `m` steps into sums from its layer (in memory), standing for its
+/// steps up to `until`: the lane is then walked by them, its layer let go.
+fn compile<K: Key>(
+    run: &mut Run<'_, K>,
+    lane: &mut Lane<K>,
+    m: usize,
+    until: usize,
+) -> Result<(), NotMade> {
+    let Node::Mem(layer) = &lane.layer else {
+        return Err(NotMade::Room);
+    };
+    let limbs = layer.limbs();
+    let n = layer.len() as usize;
+    let mut keys = Vec::with_capacity(n);
+    let mut counts = Vec::with_capacity(n * limbs);
+    for (k, c) in layer.iter() {
+        keys.push(k);
+        counts.extend(c.words());
+    }
+    // the sums are made beside the layer, its keys and counts, and the layers around
+    let held = layer.bytes() + (n * (K::BYTES + 8 * limbs)) as u64 + run.sweep.beside;
+    let room = run.sweep.limit.tables.saturating_sub(held);
+    let i = lane.at;
+    let (t0, c0) = (std::time::Instant::now(), crate::engine::cpu_seconds());
+    let made = Sums::make(
+        keys,
+        &lane.steps[i..i + m],
+        run.sweep.closed,
+        room,
+        run.sweep.stop,
+    );
+    run.sweep.add_time(sweep::STEP, t0, c0);
+    let sums = made?;
+    run.sweep.peak_bytes = run.sweep.peak_bytes.max(held + sums.bytes());
+    let old = std::mem::replace(
+        &mut lane.layer,
+        Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
+    );
+    run.sweep.recycle(old);
+    lane.fast = Some(Fast {
+        sums,
+        first: i,
+        until,
+        counts,
+        limbs,
+    });
+    Ok(())
+}
+
+/// The layer of a lane walked by sums, at its step `i`: its states with a count.
+fn layer_of<K: Key>(run: &mut Run<'_, K>, fast: &Fast<K>, i: usize) -> Result<Node<K>, Stopped> {
+    let keys = fast.sums.keys(i - fast.first);
+    let limbs = fast.limbs;
+    let shape = Shape {
+        key: run.walk.key_bytes(),
+        limbs,
+    };
+    let table = run.sweep.table(keys.len() as u64, shape, fast.bytes(), 1);
+    keys.par_chunks(1 << 12)
+        .zip(fast.counts.par_chunks(limbs << 12))
+        .for_each(|(k, c)| {
+            let mut batch = Batch::new(&table);
+            for (&k, c) in k.iter().zip(c.chunks_exact(limbs)) {
+                if c.iter().any(|&w| w != 0) {
+                    batch.push_words(k, c);
+                }
+            }
+        });
+    table.finish_node()
 }

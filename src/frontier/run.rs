@@ -192,6 +192,7 @@ impl<'a, K: Key> Run<'a, K> {
                 older: Vec::new(),
                 last_growth: 1.0,
                 read: 0,
+                summed: 0,
             },
             saver: Saver {
                 path: path.map(|p| beside(p, ".layers")),

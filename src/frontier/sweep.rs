@@ -37,6 +37,8 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) last_growth: f64,
     /// States read by the steps so far (for the rate a state costs).
     pub(crate) read: u64,
+    /// Of those, the states read by sums over saturated columns (`sums.rs`).
+    pub(crate) summed: u64,
     /// Where tables that pass their share of the bound go.
     pub(crate) scratch: Scratch,
     /// Bytes the caller holds in memory beside the walk (the nodes above it, a table being
@@ -88,7 +90,13 @@ impl<K: Key> Sweep<'_, K> {
     /// A table of entries of `shape` for about `expect` states, beside `other` bytes read, with
     /// a `share` of the tables' bound (1 for all of it), in the spare layer's memory where it
     /// suits: one that goes to disk past its share where the walk has a scratch folder.
-    fn table(&mut self, expect: u64, shape: Shape, other: u64, share: u64) -> Builder<K> {
+    pub(super) fn table(
+        &mut self,
+        expect: u64,
+        shape: Shape,
+        other: u64,
+        share: u64,
+    ) -> Builder<K> {
         let spare = self.spare.take();
         self.made(expect, shape, other, share, spare)
     }

@@ -134,7 +134,7 @@ const LINE: usize = 64;
 
 /// Asks the processor to bring the cache line of `byte` in (a hint: nothing else happens).
 #[inline]
-pub(super) fn prefetch(byte: &u8) {
+pub(crate) fn prefetch<T>(byte: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch only hints the cache; it reads nothing and faults on no address (and
     // the address is a live reference). The block is needed on Rust before 1.87 only.

@@ -223,7 +223,7 @@ pub(crate) enum Role {
 
 /// A square not yet walked, with at most one neighbour not yet walked, whose walked neighbours
 /// are in the window: it can still take two edges only if enough of those are not full.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Look<K> {
     /// Its walk number (for telling which board's square it is: see `frontier::row`).
     pub(crate) square: u32,
@@ -241,7 +241,7 @@ pub(crate) struct Look<K> {
 }
 
 /// One step of a walk.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Step<K> {
     /// Slots (after the shift) of the neighbours it may take edges to.
     pub(crate) back: Vec<u32>,
@@ -283,6 +283,19 @@ pub(crate) struct Step<K> {
     pub(crate) row: u32,
 }
 
+impl<K: Copy> Step<K> {
+    /// The same step `by` squares further on: everything a step holds is said in window slots
+    /// but the squares ahead it looks at, which move. In the middle of a long board a step is
+    /// its counterpart a column (or two) before moved on (see `frontier::sums`).
+    pub(crate) fn moved(&self, by: u32) -> Step<K> {
+        let mut s = self.clone();
+        for l in &mut s.look {
+            l.square += by;
+        }
+        s
+    }
+}
+
 /// The colours of a step's window, from which a state tells the colours of its path's ends
 /// that have left the window.
 ///
@@ -293,7 +306,7 @@ pub(crate) struct Step<K> {
 /// the right the window shows every one but the path's own ends, which are at the far end of
 /// the pieces marked [`super::state::TERM`]. So the number of those on A is
 /// `balance - (free on A - free on B) - (window ends on A) + pieces`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Colours<K> {
     /// `#A - #B` over the squares walked so far.
     pub(crate) balance: i32,

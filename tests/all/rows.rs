@@ -3,6 +3,7 @@
 //! `tests/data/counts.tsv`), resumed after a kill, and refused where it cannot run.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::thread::sleep;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use knights::count::CountSpec;
 use knights::count::row::{self, RowJob};
-use knights::engine::{Order, Quiet};
+use knights::engine::{Observer, Order, Quiet};
 use knights::frontier::{self, Method};
 use knights::{Board, Piece};
 use num_bigint::BigUint;
@@ -28,6 +29,7 @@ fn job(width: u32, last: u32, piece: &str, closed: bool) -> RowJob {
         piece: piece.parse().unwrap(),
         closed,
         order: Order::Tuned,
+        sums: true,
         threads: None,
         max_memory: knights::memory::default_max_memory(),
         checkpoint: None,
@@ -403,4 +405,98 @@ fn a_row_takes_the_threads_its_memory_bound_holds() {
     }
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("counting on 2 threads of 8"), "{err}");
+}
+
+/// The row's outcome, its lengths told as `(cols, directed, undirected)`.
+fn outcome_of(
+    job: &RowJob,
+    stop: &AtomicBool,
+    obs: &dyn Observer,
+) -> (row::RowOutcome, Vec<(u32, BigUint, BigUint)>) {
+    let mut told = Vec::new();
+    let mut tell = |l: &row::Length, _: f64| {
+        told.push((l.cols, l.directed.clone(), l.undirected.clone()));
+    };
+    let out = row::run(job, stop, obs, &mut tell).unwrap();
+    (out, told)
+}
+
+/// Where a row's states saturate, the columns after are walked as sums over them
+/// (`--saturated sums`, the default): the same lengths as every step walked (`steps`), on
+/// widths 3 to 6, open and closed, and another leaper; each of these rows does take the sums.
+#[test]
+fn saturated_columns_walked_as_sums_give_the_rows_walked_step_by_step() {
+    let cases: &[(u32, u32, &str, bool)] = &[
+        (3, 30, "knight", false),
+        (3, 30, "knight", true),
+        (4, 30, "knight", false),
+        (4, 20, "knight", true),
+        (5, 24, "knight", false),
+        (5, 24, "knight", true),
+        (6, 20, "knight", true),
+        (4, 30, "(0,1)", true),
+    ];
+    let stop = AtomicBool::new(false);
+    for &(w, last, piece, closed) in cases {
+        let mut summed = job(w, last, piece, closed);
+        summed.threads = NonZeroUsize::new(2);
+        let mut stepped = summed.clone();
+        stepped.sums = false;
+        let (a, told_a) = outcome_of(&summed, &stop, &Quiet);
+        let (b, told_b) = outcome_of(&stepped, &stop, &Quiet);
+        assert!(a.finished && b.finished);
+        assert_eq!(told_a.len(), last as usize, "{w}x1..{last} {piece}");
+        assert_eq!(told_a, told_b, "{w}x1..{last} {piece} closed={closed}");
+        assert!(
+            a.states_summed > 0,
+            "{w}x1..{last} {piece}: no column summed"
+        );
+        assert_eq!(b.states_summed, 0);
+    }
+}
+
+/// Sets the stop flag once a layer past `at` steps is made.
+struct StopAt<'a> {
+    stop: &'a AtomicBool,
+    at: usize,
+}
+
+impl Observer for StopAt<'_> {
+    fn layer(&self, p: &knights::engine::LayerProgress) {
+        if p.done >= self.at {
+            self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// A row stopped while it walks its saturated columns as sums saves its states as a layer
+/// beside the checkpoint, and goes on from it to the lengths of the row at one go.
+#[test]
+fn a_row_stopped_in_its_summed_columns_goes_on_from_its_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job(5, 24, "knight", false);
+    j.threads = NonZeroUsize::new(2);
+    let (whole, told_whole) = outcome_of(&j, &AtomicBool::new(false), &Quiet);
+    assert!(whole.finished && whole.states_summed > 0);
+    j.checkpoint = Some(dir.path().join("row.ckpt"));
+    let stop = AtomicBool::new(false);
+    // column 18 of 24: past where 5 wide saturates, before the far end comes in sight
+    let (cut, told_cut) = outcome_of(
+        &j,
+        &stop,
+        &StopAt {
+            stop: &stop,
+            at: 5 * 18,
+        },
+    );
+    assert!(!cut.finished, "the stop came");
+    assert!(
+        cut.states_summed > 0,
+        "stopped before any column was summed"
+    );
+    assert!(told_cut.len() < 24);
+    let (again, told_again) = outcome_of(&j, &AtomicBool::new(false), &Quiet);
+    assert!(again.finished);
+    assert_eq!(told_again, told_whole);
+    assert!(again.lengths.iter().filter(|l| l.resumed).count() >= 1);
 }
