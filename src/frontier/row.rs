@@ -98,11 +98,13 @@ struct Fast<K: Key> {
     /// A count a state of the period's numbering at the lane's step.
     counts: Vec<u64>,
     limbs: usize,
+    /// The counts of the step before, whose memory the next step's reuse.
+    spare: Vec<u64>,
 }
 
 impl<K: Key> Fast<K> {
     fn bytes(&self) -> u64 {
-        self.sums.bytes() + 8 * self.counts.len() as u64
+        self.sums.bytes() + 8 * (self.counts.capacity() + self.spare.capacity()) as u64
     }
 }
 
@@ -368,9 +370,11 @@ fn walk_row<K: Key>(
                         fast.counts = widened(&fast.counts, fast.limbs);
                         fast.limbs += 1;
                     }
-                    fast.counts = run
-                        .sweep
-                        .timed(sweep::STEP, || fast.sums.step(s, &fast.counts, fast.limbs));
+                    let mut out = std::mem::take(&mut fast.spare);
+                    run.sweep.timed(sweep::STEP, || {
+                        fast.sums.step_into(s, &fast.counts, fast.limbs, &mut out);
+                    });
+                    fast.spare = std::mem::replace(&mut fast.counts, out);
                     let (before, after) = (fast.sums.keys(s).len(), fast.sums.keys(s + 1).len());
                     let bytes = fast.bytes();
                     run.sweep.read += before as u64;
@@ -604,6 +608,7 @@ fn compile<K: Key>(
         until,
         counts,
         limbs,
+        spare: Vec::new(),
     });
     Ok(())
 }
