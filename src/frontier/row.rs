@@ -156,9 +156,10 @@ pub fn row_supported(width: u32, last: u32, piece: &Piece, order: Order) -> Resu
 /// shorter one of the other lane (`tours`: each tour once, unordered, as a one-board count's
 /// undirected figure); a save of the work in progress comes after the records of every length
 /// it has gone past. Where `sums`, the columns where the states have saturated are walked as
-/// sums over them (see `sums.rs`; the same counts either way). Runs under `limits` (its tables through disk past the bound), saves its work in progress beside
-/// `limits.checkpoint` as a count does, and goes on from it. The columns' squares are taken in
-/// `order` (the same counts either way).
+/// sums over them (see `sums.rs`; the same counts either way). Runs under `limits` (its tables
+/// through disk past the bound), saves its work in progress beside `limits.checkpoint` as a
+/// count does, and goes on from it. The columns' squares are taken in `order` (the same counts
+/// either way).
 #[allow(clippy::too_many_arguments)]
 pub fn row(
     width: u32,
@@ -360,7 +361,9 @@ fn walk_row<K: Key>(
                                     i,
                                 );
                             }
-                            Err(NotMade::NotFixed | NotMade::Room) => lane.retry = i + m,
+                            Err(NotMade::NotFixed) => lane.retry = i + m,
+                            // a bound that leaves no room now leaves none later
+                            Err(NotMade::Room) => lane.retry = usize::MAX,
                         }
                     }
                 }
@@ -545,7 +548,7 @@ fn stopped<K: Key>(run: &Run<'_, K>) -> RowRan {
 /// The period a lane's states may have saturated in before step `i`, and the first step it does
 /// not stand for: a column, or two, the first whose layers a period apart held as many states,
 /// where the period's steps repeat, moved on, for two periods more at least (making the sums
-/// costs about a period walked).
+/// costs about two periods walked).
 fn period_at<K: Key>(lane: &Lane<K>, i: usize, w: usize) -> Option<(usize, usize)> {
     for m in [w, 2 * w] {
         if i < m || lane.sizes.get(i) != lane.sizes.get(i - m) || lane.sizes[i] == 0 {
@@ -576,16 +579,22 @@ fn compile<K: Key>(
     };
     let limbs = layer.limbs();
     let n = layer.len() as usize;
+    // the sums are made beside the layer, its keys and counts, and the layers around; they
+    // hold the period's states (as many as a period before), each with its key and about
+    // three sources: not tried where that would not fit
+    let held = layer.bytes() + (n * (K::BYTES + 8 * limbs)) as u64 + run.sweep.beside;
+    let room = run.sweep.limit.tables.saturating_sub(held);
+    let i = lane.at;
+    let period: u64 = lane.sizes[i - m..i].iter().sum();
+    if period * (K::BYTES as u64 + 16) > room {
+        return Err(NotMade::Room);
+    }
     let mut keys = Vec::with_capacity(n);
     let mut counts = Vec::with_capacity(n * limbs);
     for (k, c) in layer.iter() {
         keys.push(k);
         counts.extend(c.words());
     }
-    // the sums are made beside the layer, its keys and counts, and the layers around
-    let held = layer.bytes() + (n * (K::BYTES + 8 * limbs)) as u64 + run.sweep.beside;
-    let room = run.sweep.limit.tables.saturating_sub(held);
-    let i = lane.at;
     let (t0, c0) = (std::time::Instant::now(), crate::engine::cpu_seconds());
     let made = Sums::make(
         keys,
