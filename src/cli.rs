@@ -283,9 +283,9 @@ pub struct CountArgs {
     /// With --lengths: how the sweep walks the columns where its states have stopped changing
     /// (the same states at the same place of every column, as in the middle of a long board):
     /// `sums` compiles a period of steps once and walks the columns after by sums over the
-    /// states, `steps` walks each step as before (the same counts either way).
-    #[arg(long, value_enum, default_value_t = SaturatedArg::Sums)]
-    pub saturated: SaturatedArg,
+    /// states, `steps` walks each step as before (the same counts either way). [default: sums]
+    #[arg(long, value_enum, requires = "lengths")]
+    pub saturated: Option<SaturatedArg>,
     /// Start even when the estimate says the count is out of reach (over 30 days, or frontier
     /// tables past --max-memory).
     #[arg(long)]

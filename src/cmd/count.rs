@@ -265,7 +265,7 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
         piece,
         closed: a.closed,
         order,
-        sums: a.saturated == knights::cli::SaturatedArg::Sums,
+        sums: a.saturated != Some(knights::cli::SaturatedArg::Steps),
         threads: a.threads,
         max_memory: a
             .max_memory
@@ -340,8 +340,15 @@ fn row(a: &CountArgs, lengths: std::ops::RangeInclusive<u32>) -> Result<u8> {
     if !json {
         let peak = outcome.peak.map_or(String::new(), |p| {
             let summed = if outcome.states_summed > 0 {
+                let weighed = match outcome.lengths_weighed {
+                    0 => String::new(),
+                    n => format!(
+                        "; {n} length{} from completions weighed there",
+                        knights::human::plural(n)
+                    ),
+                };
                 format!(
-                    " ({} of them by sums over saturated columns)",
+                    " ({} of them by sums over saturated columns{weighed})",
                     progress::group(outcome.states_summed)
                 )
             } else {

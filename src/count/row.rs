@@ -133,6 +133,8 @@ pub struct RowOutcome {
     pub states_read: u64,
     /// Of those, the states read by sums over saturated columns.
     pub states_summed: u64,
+    /// Lengths counted from completions weighed over the summed states, with no layer walked.
+    pub lengths_weighed: u64,
     pub seconds: f64,
 }
 
@@ -374,6 +376,7 @@ pub fn run(
         peak: ran.as_ref().map(|r| r.peak),
         states_read: ran.as_ref().map_or(0, |r| r.states_read),
         states_summed: ran.as_ref().map_or(0, |r| r.states_summed),
+        lengths_weighed: ran.as_ref().map_or(0, |r| r.lengths_weighed),
         seconds: t0.elapsed().as_secs_f64(),
     })
 }

@@ -62,7 +62,7 @@ use crate::durable::TurnLock;
 use crate::engine::{Host, Made, Ran, RunError, Split};
 use crate::error::Error;
 use crate::human::{group_u64, human_bytes, human_duration, plural};
-use crate::layer::{Batch, Layer, Node, Src, Stopped};
+use crate::layer::{Batch, Node, Src, Stopped};
 use crate::memory::{give_back, relieve};
 use crate::walk::layout::{self, Step};
 use crate::walk::sizes::{
@@ -434,12 +434,7 @@ impl<K: Key> Run<'_, K> {
                 (current, done, s.take("left"), s.take("right"))
             }
             Some(_) => return Err(self.foreign_phase()),
-            None => (
-                Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1)),
-                0,
-                None,
-                None,
-            ),
+            None => (self.first_layer(), 0, None, None),
         };
         self.saver.saved = done > 0;
         self.progress(done, &layer, "forward");

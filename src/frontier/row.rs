@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use super::sums::{NotMade, Sums, widened};
+use super::sums::{self, NotMade, Sums, completions, dot, widened};
 use super::*;
 use crate::layer::Batch;
 use crate::walk::entry::Shape;
@@ -100,11 +100,35 @@ struct Fast<K: Key> {
     limbs: usize,
     /// The counts of the step before, whose memory the next step's reuse.
     spare: Vec<u64>,
+    /// The completions weighed for forks (see `sums::completions`), one a phase at most.
+    weighed: Vec<Weighed<K>>,
+}
+
+/// The completions of the states of a phase through a fork's steps.
+struct Weighed<K: Key> {
+    /// The lane's step the fork they were weighed for parts at.
+    at: usize,
+    steps: Vec<Step<K>>,
+    weights: Vec<u64>,
+}
+
+/// Whether a fork parting at `at` takes `steps`, the steps of one parting at `first`, a whole
+/// number of periods (`m` steps) on: completions weighed for that one serve it.
+fn periods_on<K: Key>(first: (usize, &[Step<K>]), at: usize, steps: &[Step<K>], m: usize) -> bool {
+    let by = at.wrapping_sub(first.0);
+    at >= first.0
+        && by.is_multiple_of(m)
+        && steps.len() == first.1.len()
+        && steps
+            .iter()
+            .zip(first.1)
+            .all(|(a, b)| *a == b.moved(by as u32))
 }
 
 impl<K: Key> Fast<K> {
     fn bytes(&self) -> u64 {
-        self.sums.bytes() + 8 * (self.counts.capacity() + self.spare.capacity()) as u64
+        let weighed: usize = self.weighed.iter().map(|w| w.weights.len()).sum();
+        self.sums.bytes() + 8 * (self.counts.capacity() + self.spare.capacity() + weighed) as u64
     }
 }
 
@@ -136,6 +160,9 @@ pub struct RowRan {
     pub states_read: u64,
     /// Of those, the states read by sums over saturated columns (see `sums.rs`).
     pub states_summed: u64,
+    /// Lengths counted from their phase's completions weighed (see `sums::completions`), with
+    /// no layer walked.
+    pub lengths_weighed: u64,
 }
 
 /// The widths and lengths a row can be walked at (its columns' squares taken in `order`): the
@@ -259,7 +286,7 @@ fn walk_row<K: Key>(
             length: longest,
             steps,
             forks,
-            layer: Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
+            layer: run.first_layer(),
             at: 0,
             sizes: vec![1],
             fast: None,
@@ -329,17 +356,10 @@ fn walk_row<K: Key>(
                 }
                 // the lengths that part from the lane here, counted from its layer
                 while let Some(f) = lane.forks.first().filter(|f| f.at == i) {
-                    let made = match &lane.fast {
-                        Some(fast) => match layer_of(run, fast, i) {
-                            Ok(l) => Some(l),
-                            Err(e) => return stopped_at(run, e, column, &mut lanes, i),
-                        },
-                        None => None,
+                    let counted = match &mut lane.fast {
+                        Some(fast) => fork_of_sums(run, fast, &lane.forks),
+                        None => walk_fork(run, &lane.layer, &f.steps),
                     };
-                    let counted = walk_fork(run, made.as_ref().unwrap_or(&lane.layer), &f.steps);
-                    if let Some(l) = made {
-                        run.sweep.recycle(l);
-                    }
                     match counted {
                         Ok(t) => {
                             record(f.length, &t)?;
@@ -404,10 +424,7 @@ fn walk_row<K: Key>(
                         run.saver.saved = false;
                         if !lane.walking() {
                             record(lane.length, &t)?;
-                            let done = std::mem::replace(
-                                &mut lane.layer,
-                                Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
-                            );
+                            let done = std::mem::replace(&mut lane.layer, run.first_layer());
                             run.sweep.recycle(done);
                         }
                         run.progress(lane.at, &lane.layer, "sweep");
@@ -427,6 +444,7 @@ fn walk_row<K: Key>(
         peak: run.peak(),
         states_read: run.sweep.read,
         states_summed: run.sweep.summed,
+        lengths_weighed: run.sweep.weighed,
     })
 }
 
@@ -454,10 +472,7 @@ fn save<K: Key>(
     }
     let saved = save_layers(run, lanes, column, columns, stopping);
     for lane in lanes.iter_mut().filter(|l| l.fast.is_some()) {
-        let made = std::mem::replace(
-            &mut lane.layer,
-            Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
-        );
+        let made = std::mem::replace(&mut lane.layer, run.first_layer());
         run.sweep.recycle(made);
     }
     saved
@@ -513,6 +528,59 @@ fn walk_fork<K: Key>(
     Ok(tours)
 }
 
+/// The tours of the fork `forks[0]` from a lane walked by sums, standing where it parts: by
+/// its phase's completions (`sums::completions`) where they are weighed, or where a later fork
+/// of the lane takes the same steps a whole number of periods on within the sums (weighing
+/// costs about a fork walked, and each fork after is a sum of products); else by walking the
+/// lane's layer made again.
+fn fork_of_sums<K: Key>(
+    run: &mut Run<'_, K>,
+    fast: &mut Fast<K>,
+    forks: &[Fork<K>],
+) -> Result<BigUint, Stopped> {
+    let f = &forks[0];
+    let m = fast.sums.period();
+    let at = f.at;
+    let mut known = fast
+        .weighed
+        .iter()
+        .position(|w| periods_on((w.at, &w.steps), at, &f.steps, m));
+    let again = forks[1..]
+        .iter()
+        .any(|g| g.at < fast.until && g.at > at && periods_on((at, &f.steps), g.at, &g.steps, m));
+    if known.is_none() && again {
+        let held = fast.bytes() + run.sweep.beside;
+        let room = run.sweep.limit.tables.saturating_sub(held);
+        let (t0, c0) = (std::time::Instant::now(), crate::engine::cpu_seconds());
+        let start = fast.sums.keys(at - fast.first);
+        let made = completions(start, &f.steps, run.sweep.closed, room, run.sweep.stop);
+        run.sweep.add_time(sweep::STEP, t0, c0);
+        match made {
+            Ok(weights) => {
+                fast.weighed.push(Weighed {
+                    at,
+                    steps: f.steps.clone(),
+                    weights,
+                });
+                known = Some(fast.weighed.len() - 1);
+                let bytes = fast.bytes() + run.sweep.beside;
+                run.sweep.peak_bytes = run.sweep.peak_bytes.max(bytes);
+            }
+            Err(NotMade::Stopped) => return Err(Stopped::Interrupted),
+            // too large or too wide: the fork is walked
+            Err(_) => {}
+        }
+    }
+    if let Some(k) = known {
+        run.sweep.weighed += 1;
+        return Ok(dot(&fast.counts, fast.limbs, &fast.weighed[k].weights));
+    }
+    let layer = layer_of(run, fast, at)?;
+    let counted = walk_fork(run, &layer, &f.steps);
+    run.sweep.recycle(layer);
+    counted
+}
+
 /// A row stopped by `e` in `column` (the lane walking stands at step `i`): a stop saves every
 /// lane where it stands, an error is said.
 fn stopped_at<K: Key>(
@@ -542,6 +610,7 @@ fn stopped<K: Key>(run: &Run<'_, K>) -> RowRan {
         peak: run.peak(),
         states_read: run.sweep.read,
         states_summed: run.sweep.summed,
+        lengths_weighed: run.sweep.weighed,
     }
 }
 
@@ -606,10 +675,7 @@ fn compile<K: Key>(
     run.sweep.add_time(sweep::STEP, t0, c0);
     let sums = made?;
     run.sweep.peak_bytes = run.sweep.peak_bytes.max(held + sums.bytes());
-    let old = std::mem::replace(
-        &mut lane.layer,
-        Node::Mem(Layer::single(K::ZERO, run.walk.key_bytes(), 1)),
-    );
+    let old = std::mem::replace(&mut lane.layer, run.first_layer());
     run.sweep.recycle(old);
     lane.fast = Some(Fast {
         sums,
@@ -618,6 +684,7 @@ fn compile<K: Key>(
         counts,
         limbs,
         spare: Vec::new(),
+        weighed: Vec::new(),
     });
     Ok(())
 }
@@ -631,8 +698,8 @@ fn layer_of<K: Key>(run: &mut Run<'_, K>, fast: &Fast<K>, i: usize) -> Result<No
         limbs,
     };
     let table = run.sweep.table(keys.len() as u64, shape, fast.bytes(), 1);
-    keys.par_chunks(1 << 12)
-        .zip(fast.counts.par_chunks(limbs << 12))
+    keys.par_chunks(sums::CHUNK)
+        .zip(fast.counts.par_chunks(limbs * sums::CHUNK))
         .for_each(|(k, c)| {
             let mut batch = Batch::new(&table);
             for (&k, c) in k.iter().zip(c.chunks_exact(limbs)) {

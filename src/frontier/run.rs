@@ -193,6 +193,7 @@ impl<'a, K: Key> Run<'a, K> {
                 last_growth: 1.0,
                 read: 0,
                 summed: 0,
+                weighed: 0,
             },
             saver: Saver {
                 path: path.map(|p| beside(p, ".layers")),
@@ -284,7 +285,7 @@ impl<'a, K: Key> Run<'a, K> {
     pub(super) fn squares(&mut self, max_states: u64, whole: bool, upto: usize) -> Vec<u64> {
         let w = self.walk.w as usize;
         let steps = layout::steps::<K>(&self.walk, &self.rules, 0, self.walk.n);
-        let mut layer = Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1));
+        let mut layer = self.first_layer();
         let mut out = vec![1];
         for step in &steps[..steps.len() - 1] {
             match self.sweep.step(layer.src(), step, |_| true) {
@@ -421,10 +422,7 @@ impl<'a, K: Key> Run<'a, K> {
                 (s.take("current").ok_or_else(|| self.foreign_phase())?, done)
             }
             Some(_) => return Err(self.foreign_phase()),
-            None => (
-                Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1)),
-                0,
-            ),
+            None => (self.first_layer(), 0),
         };
         self.saver.saved = first > 0;
         self.progress(first, &layer, "sweep");
@@ -565,6 +563,12 @@ impl<'a, K: Key> Run<'a, K> {
             Node::Mem(l) => Ok(RightIndex::new(l, &slots)),
             Node::Disk(s) => Ok(RightIndex::from_file(&s, &slots)?),
         })
+    }
+
+    /// The layer a walk starts from: the empty frontier, one way to stand there. It also stands
+    /// in, a few bytes, for a layer let go (a lane walked by sums, a lane finished).
+    pub(super) fn first_layer(&self) -> Node<K> {
+        Node::Mem(Layer::single(K::ZERO, self.walk.key_bytes(), 1))
     }
 
     /// The saved stage (`FILE.layers`) stops at a point this run does not have.

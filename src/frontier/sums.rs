@@ -16,8 +16,9 @@
 //! of the states that lead to it, numbered in the order first reached), so that the threads
 //! never write to one place and the reads run through the layer before almost in order.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use num_bigint::BigUint;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -26,7 +27,7 @@ use crate::walk::layout::Step;
 use crate::walk::state::Key;
 
 /// States a task expands or sums at a time.
-const CHUNK: usize = 1 << 12;
+pub(super) const CHUNK: usize = 1 << 12;
 
 /// The steps of a period compiled.
 pub(crate) struct Sums<K: Key> {
@@ -367,6 +368,109 @@ fn numbered<K: Key>(
     Some((Vec::new(), starts, from, most))
 }
 
+/// The tours each state of `start` finishes through `steps` from one way to stand there: the
+/// last steps of a board shorter than the lane's, from where its walk parts from the lane's.
+/// That board's count is then the lane's counts times these, summed ([`dot`]): no layer made
+/// or walked. A fork a whole period later takes the same steps moved on from the same states
+/// (the lane's, numbered alike a period apart), so one weighing serves the forks of a phase.
+///
+/// Each step's successors are numbered as a period's are ([`numbered_fresh`]); the weights then
+/// run back from the tours the last step finishes, each state gaining those of the states it
+/// leads to. `NotMade::Room` past `room` bytes, or where a weight would pass 64 bits.
+pub(crate) fn completions<K: Key>(
+    start: &[K],
+    steps: &[Step<K>],
+    closed: bool,
+    room: u64,
+    stop: &AtomicBool,
+) -> Result<Vec<u64>, NotMade> {
+    let (last, before) = steps.split_last().expect("a fork takes a step");
+    // each step's states after it, with their sources; and the states before each step
+    let mut levels: Vec<(Vec<u32>, Vec<u32>)> = Vec::with_capacity(before.len());
+    let mut sizes = vec![start.len()];
+    let mut keys: Vec<K> = Vec::new();
+    let mut bytes = 0u64;
+    for step in before {
+        if stop.load(Ordering::Relaxed) {
+            return Err(NotMade::Stopped);
+        }
+        let src = if levels.is_empty() { start } else { &keys };
+        let (order, starts, from, _) =
+            numbered_fresh(src, step, closed).expect("every successor is numbered afresh");
+        bytes +=
+            (4 * (starts.len() + from.len()) + 8 * order.len() + K::BYTES * order.len()) as u64;
+        if bytes > room || u32::try_from(from.len()).is_err() {
+            return Err(NotMade::Room);
+        }
+        sizes.push(order.len());
+        levels.push((starts, from));
+        keys = order;
+    }
+    let src = if levels.is_empty() { start } else { &keys };
+    let mut w: Vec<u64> = src
+        .par_iter()
+        .with_min_len(CHUNK)
+        .map(|&k| u64::from(expand(k, last, closed, |_| {})))
+        .collect();
+    drop(keys);
+    let over = AtomicBool::new(false);
+    for ((starts, from), &n) in levels.iter().zip(&sizes).rev() {
+        if stop.load(Ordering::Relaxed) {
+            return Err(NotMade::Stopped);
+        }
+        let acc: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+        w.par_iter()
+            .enumerate()
+            .with_min_len(CHUNK)
+            .filter(|&(_, &wy)| wy != 0)
+            .for_each(|(y, &wy)| {
+                for &x in &from[starts[y] as usize..starts[y + 1] as usize] {
+                    let old = acc[x as usize].fetch_add(wy, Ordering::Relaxed);
+                    // of adds whose sum passes 2^64, the one that crosses it sees it
+                    if old.checked_add(wy).is_none() {
+                        over.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        if over.load(Ordering::Relaxed) {
+            return Err(NotMade::Room);
+        }
+        w = acc.into_iter().map(AtomicU64::into_inner).collect();
+    }
+    Ok(w)
+}
+
+/// The sum of `counts` (`limbs` words a state) times `weights`, state by state.
+pub(crate) fn dot(counts: &[u64], limbs: usize, weights: &[u64]) -> BigUint {
+    counts
+        .par_chunks(CHUNK * limbs)
+        .zip(weights.par_chunks(CHUNK))
+        .map(|(c, w)| {
+            // a chunk's sum of products of limbs + 1 words each (2^12 of them) fits limbs + 2
+            let mut acc = vec![0u64; limbs + 2];
+            for (c, &w) in c.chunks_exact(limbs).zip(w).filter(|&(_, &w)| w != 0) {
+                let mut carry = 0u128;
+                for (a, &c) in acc.iter_mut().zip(c) {
+                    let t = u128::from(*a) + u128::from(c) * u128::from(w) + carry;
+                    *a = t as u64;
+                    carry = t >> 64;
+                }
+                for a in &mut acc[limbs..] {
+                    let t = u128::from(*a) + carry;
+                    *a = t as u64;
+                    carry = t >> 64;
+                }
+                debug_assert_eq!(carry, 0, "a chunk's sum fits its words");
+            }
+            BigUint::from_slice(
+                &acc.iter()
+                    .flat_map(|&a| [a as u32, (a >> 32) as u32])
+                    .collect::<Vec<u32>>(),
+            )
+        })
+        .reduce(|| BigUint::ZERO, |a, b| a + b)
+}
+
 /// `counts` of `limbs` words a state with one word more each.
 pub(crate) fn widened(counts: &[u64], limbs: usize) -> Vec<u64> {
     let mut out = vec![0u64; counts.len() / limbs * (limbs + 1)];
@@ -383,7 +487,6 @@ pub(crate) fn widened(counts: &[u64], limbs: usize) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_bigint::BigUint;
 
     /// Three states before a step and two after: state 0 after sums states 0, 1 and 2; state 1
     /// after sums state 2 alone.
@@ -436,6 +539,24 @@ mod tests {
                 );
             }
             assert_eq!(t.keys(2), &[1, 2, 3], "the period comes round");
+        }
+    }
+
+    /// A fork's tours as a sum of counts times weights equal the sum of the products taken one
+    /// by one, over more states than a chunk, with counts of one to three words near their top
+    /// and weights near 2^64.
+    #[test]
+    fn counts_times_weights_sum_exactly_across_words_and_chunks() {
+        let n = CHUNK + 77;
+        for limbs in 1..=3 {
+            let counts: Vec<u64> = (0..n * limbs).map(|i| u64::MAX - (i as u64 % 5)).collect();
+            let weights: Vec<u64> = (0..n as u64)
+                .map(|i| if i % 3 == 0 { 0 } else { u64::MAX - i })
+                .collect();
+            let want = (0..n).fold(BigUint::ZERO, |acc, s| {
+                acc + big(&counts[s * limbs..(s + 1) * limbs]) * BigUint::from(weights[s])
+            });
+            assert_eq!(dot(&counts, limbs, &weights), want, "{limbs} words");
         }
     }
 }

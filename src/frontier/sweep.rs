@@ -39,6 +39,8 @@ pub(crate) struct Sweep<'a, K: Key> {
     pub(crate) read: u64,
     /// Of those, the states read by sums over saturated columns (`sums.rs`).
     pub(crate) summed: u64,
+    /// Lengths of a row counted from completions weighed (`row.rs`).
+    pub(crate) weighed: u64,
     /// Where tables that pass their share of the bound go.
     pub(crate) scratch: Scratch,
     /// Bytes the caller holds in memory beside the walk (the nodes above it, a table being
