@@ -46,6 +46,8 @@ pub(super) struct Run<'a, K: Key> {
     pub(super) leaves: leaves::LeafLog,
     /// The finished leaves of the forward walk's column in progress (`FILE.column/`).
     pub(super) column_log: column::ColumnLog,
+    /// The words a column's leaves asked its table for, past those it had (see `tree.rs`).
+    pub(super) column_wider: usize,
     /// Where a meeting's leaves are told as they are joined (the exact sampler's, see
     /// [`meet_leaves`]); `None` for a count.
     pub(super) sink: Option<std::sync::Mutex<MeetLeaves>>,
@@ -223,6 +225,7 @@ impl<'a, K: Key> Run<'a, K> {
             column_start: 0,
             leaves: leaves::LeafLog::default(),
             column_log: column::ColumnLog::default(),
+            column_wider: 0,
             sink: None,
             began: (Instant::now(), crate::engine::cpu_seconds()),
             _key: std::marker::PhantomData,

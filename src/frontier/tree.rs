@@ -63,6 +63,28 @@ impl<K: Key> Run<'_, K> {
         if layer.len() <= leaf_states {
             return self.walk_all(layer.src(), steps, base, "forward");
         }
+        // a leaf's walk widens its own counts where they pass their words, and the leaves'
+        // sums may pass them at the column's end: the column is then gathered again, as wide
+        // as needed (6x26 open's counts pass 64 bits in a column cut so)
+        let mut limbs = layer.src().shape().limbs;
+        loop {
+            match self.column_of(layer, steps, leaf_states, base, limbs)? {
+                Ok(end) => return Ok(end),
+                Err(wider) => limbs = wider,
+            }
+        }
+    }
+
+    /// [`Run::column`] gathered into a table of counts `limbs` words wide, or the words it
+    /// needs where they do not suffice.
+    fn column_of(
+        &mut self,
+        layer: &Node<K>,
+        steps: &[Step<K>],
+        leaf_states: u64,
+        base: usize,
+        limbs: usize,
+    ) -> Result<Result<Node<K>, usize>, RunError> {
         let expect = layer.len() * 4;
         let half = self.sweep.limit.tables / 2;
         let bound = crate::layer::Bound {
@@ -70,12 +92,20 @@ impl<K: Key> Run<'_, K> {
             process: self.sweep.limit.process,
         };
         let scratch = self.sweep.scratch.clone();
-        let out = Builder::spilling(expect, layer.src().shape(), 0, bound, None, scratch);
+        let shape = crate::walk::entry::Shape {
+            limbs,
+            ..layer.src().shape()
+        };
+        let out = Builder::spilling(expect, shape, 0, bound, None, scratch);
         // the leaves a stopped run finished, and those this one finishes, beside the checkpoint
         self.column_log = ColumnLog::open(self.limits.checkpoint.as_deref(), base);
+        self.column_wider = 0;
         self.sweep.beside += half;
         let walked = self.column_kids(&out, layer, steps, leaf_states, base);
         self.sweep.beside -= half;
+        if walked.is_err() && self.column_wider > limbs {
+            return Ok(Err(self.column_wider));
+        }
         walked?;
         debug_assert!(
             (self.column_log.walked - 1.0).abs() < 1e-6,
@@ -91,12 +121,14 @@ impl<K: Key> Run<'_, K> {
         }
         let stopped = out.failed();
         let bytes = out.bytes();
-        let end = out
-            .finish_node()
-            .map_err(|e| self.tree_stopped(e, base + steps.len()))?;
+        let end = match out.finish_node() {
+            Ok(end) => end,
+            Err(Stopped::Overflow) => return Ok(Err(limbs + 1)),
+            Err(e) => return Err(self.tree_stopped(e, base + steps.len())),
+        };
         self.sweep.peak_bytes = self.sweep.peak_bytes.max(bytes);
         debug_assert!(!stopped);
-        Ok(end)
+        Ok(Ok(end))
     }
 
     /// The leaves of `layer`'s tree gathered into `out`.
@@ -180,16 +212,39 @@ impl<K: Key> Run<'_, K> {
         self.column_log.record_complete(j, p)
     }
 
-    /// A leaf's table at the column's end (layer `at`) added to `out`.
-    fn gather(&self, out: &Builder<K>, end: Node<K>, at: usize) -> Result<(), RunError> {
+    /// A leaf's table at the column's end (layer `at`) added to `out`, its counts made as wide
+    /// as the table's. Where they are wider, or their sums pass the table's words, the words
+    /// needed are left in `column_wider` and the column stops (gathered again wider).
+    fn gather(&mut self, out: &Builder<K>, end: Node<K>, at: usize) -> Result<(), RunError> {
+        let (have, want) = (end.src().shape().limbs, out.limbs());
+        let wider = |run: &mut Self, limbs: usize| {
+            run.column_wider = limbs;
+            Err(Error::Invalid(format!("the column's counts need {limbs} words")).into())
+        };
+        if have > want {
+            return wider(self, have);
+        }
         let read = end.src().par_each(
             &|| out.failed(),
-            &|| Batch::new(out),
-            &|batch, k, c| batch.push(k, c),
+            &|| (Batch::new(out), vec![0u64; want]),
+            &|(batch, words), k, c| {
+                if have == want {
+                    batch.push(k, c);
+                } else {
+                    // the words past the leaf's stay zero
+                    for (w, c) in words.iter_mut().zip(c.words()) {
+                        *w = c;
+                    }
+                    batch.push_words(k, words);
+                }
+            },
             &drop,
         );
         if let Err(e) = read {
             return Err(e.into());
+        }
+        if out.overflowed() {
+            return wider(self, want + 1);
         }
         if out.failed() {
             return Err(self.tree_stopped(Stopped::Memory(out.bytes() + end.bytes()), at));

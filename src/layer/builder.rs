@@ -174,6 +174,16 @@ impl<K: Key> Builder<K> {
     }
 
     /// Whether filling has failed (overflow, memory or disk): workers stop early.
+    /// Whether a sum passed the words of the table's counts (see [`Stopped::Overflow`]).
+    pub(crate) fn overflowed(&self) -> bool {
+        self.overflow.load(Ordering::Relaxed)
+    }
+
+    /// The words of the table's counts.
+    pub(crate) fn limbs(&self) -> usize {
+        self.shape.limbs
+    }
+
     pub(crate) fn failed(&self) -> bool {
         self.overflow.load(Ordering::Relaxed)
             || self.memory.load(Ordering::Relaxed)
@@ -464,6 +474,11 @@ impl<'b, K: Key> Batch<'b, K> {
     /// Queues `count` for `key`.
     #[inline]
     pub(crate) fn push(&mut self, key: K, count: Limbs<'_>) {
+        debug_assert_eq!(
+            count.words().count(),
+            self.builder.shape.limbs,
+            "a count as wide as the table's"
+        );
         self.queue(key, |counts| match count.single() {
             Some(c) => counts.push(c),
             None => counts.extend(count.words()),
@@ -473,6 +488,11 @@ impl<'b, K: Key> Batch<'b, K> {
     /// Queues the count of words `words` for `key`.
     #[inline]
     pub(crate) fn push_words(&mut self, key: K, words: &[u64]) {
+        debug_assert_eq!(
+            words.len(),
+            self.builder.shape.limbs,
+            "a count as wide as the table's"
+        );
         self.queue(key, |counts| counts.extend_from_slice(words));
     }
 

@@ -710,6 +710,37 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
     );
 }
 
+/// A forward column cut as a digit tree where the counts pass 64 bits inside it: its leaves'
+/// walks widen their counts, and the column's table is gathered again as wide as they need.
+/// 5x40 open meets after 20 columns, its counts past 2^64 from about column 16; every column
+/// cut (the same count as one sweep, the row's independent walk). Before, the leaves' wider
+/// counts stopped the count with a memory error that no bound could satisfy (6x26 open by
+/// default).
+#[test]
+fn a_column_cut_as_a_tree_widens_its_counts_past_64_bits() {
+    use frontier::Method;
+    let b = board(5, 40);
+    let knight = Piece::knight();
+    let sp = spec(false);
+    let cut = TreeSize {
+        depth: None,
+        leaf_states: Some(2_000),
+        tables: None,
+        column_states: Some(4_000),
+    };
+    let met = frontier::count_with(b, &knight, &sp, Method::Auto, cut)
+        .unwrap_or_else(|e| panic!("{b} cut: {e}"));
+    let swept = frontier::count_with(b, &knight, &sp, Method::Sweep, TreeSize::default()).unwrap();
+    assert!(
+        swept.directed > num_bigint::BigUint::from(u128::MAX),
+        "the count passes two words"
+    );
+    assert_eq!(
+        (met.directed, met.undirected),
+        (swept.directed, swept.undirected)
+    );
+}
+
 /// Crossings of 17 to 20 boundary squares (the join's wide links: boards 9 and 10 wide for the
 /// knight, walked the long way with `--window wide` here, and leapers of reach 3 on boards 6
 /// wide): the pieces of the digit tree, at several depths and leaf sizes, add up to the count of
