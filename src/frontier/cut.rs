@@ -81,3 +81,47 @@ pub(super) fn auto_cut(walk: &Walk, symmetric: bool) -> Option<Cut> {
     }
     cut_for(walk, (walk.len - 1) / 2)
 }
+
+/// The longest a board is against its side across, at the least, for `Method::Auto` to sweep it
+/// by sums ([`sweeps_by_sums`]).
+const SUMS_LENGTH: u32 = 4;
+
+/// The widest window `Method::Auto` sweeps by sums: the knight's 6 wide, the widest measured.
+const SUMS_WINDOW: u32 = 16;
+
+/// Whether `Method::Auto` counts `walk` in one sweep along it, the columns where its states
+/// have saturated walked as sums over them (`Method::Sums`), rather than met in the middle. A
+/// long board's meeting joins tables that stop growing with the length while its crossing's
+/// join grows, where a sweep past saturation costs a sum over the same states a column:
+/// measured on 2 cores (`results/rows.md`), 6x24 open took 256 s met in the middle and 72 s so,
+/// 6x30 closed 10.2 s against 2.7 s, 5x40 open 2.0 s against 1.0 s; the two cross at about 4
+/// columns a row on 5 and 6 wide (6x20 open: 60 s met, 76 s swept; 6x16 closed even). So a
+/// symmetric count walked along the long side with a window of at most [`SUMS_WINDOW`] squares
+/// (the knight up to 6 wide; boards wider are not measured) and at least [`SUMS_LENGTH`]
+/// columns a row. The sweep is the row's (`row.rs`), whose walk must be this count's.
+pub(super) fn sweeps_by_sums(walk: &Walk, piece: &Piece, spec: &CountSpec) -> bool {
+    symmetric(spec)
+        && !spec.wide
+        && walk.window() <= SUMS_WINDOW
+        && walk.w > 1
+        && walk.len >= SUMS_LENGTH * walk.w
+        && same_graph(
+            &super::row::row_walk(walk.w, walk.len, piece, spec.order),
+            walk,
+        )
+}
+
+/// Whether two walks number the same squares with the same neighbours (a board and its
+/// transpose do, their moves taken in another order).
+fn same_graph(a: &Walk, b: &Walk) -> bool {
+    let sorted = |w: &Walk| -> Vec<Vec<u32>> {
+        w.nb.iter()
+            .map(|n| {
+                let mut n = n.clone();
+                n.sort_unstable();
+                n
+            })
+            .collect()
+    };
+    a.n == b.n && sorted(a) == sorted(b)
+}

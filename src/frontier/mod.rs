@@ -88,6 +88,10 @@ pub enum Method {
     Meet,
     /// Meeting with the cut after this many columns of the long side.
     MeetAt(u32),
+    /// One sweep along the long side, the columns where its states have saturated walked as
+    /// sums over them (see `sums.rs`): what `Auto` takes for a long board (see
+    /// [`sweeps_by_sums`]; symmetric counts only).
+    Sums,
 }
 
 /// Whether the frontier engine can count this request: its window must fit.
@@ -110,11 +114,27 @@ pub fn supports(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), Err
 }
 
 /// Whether the frontier engine cuts this count into many pieces: it does where it meets in the
-/// middle (symmetric counts on boards long enough); a count it walks in one sweep is one piece.
+/// middle (symmetric counts on boards long enough, not so long that it sweeps them by sums); a
+/// count it walks in one sweep is one piece.
 #[must_use]
 pub fn splits(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
+    meets(board, piece, spec) && !sweeps_by_sums(&Walk::of(board, piece, spec), piece, spec)
+}
+
+/// Whether `Method::Meet` can count this request, at the middle cut `Method::Auto` takes where
+/// it meets (a long board `Auto` sweeps by sums can still be met so).
+#[must_use]
+pub fn meets(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
     supports(board, piece, spec).is_ok()
         && auto_cut(&Walk::of(board, piece, spec), symmetric(spec)).is_some()
+}
+
+/// Whether `Method::Auto` counts this request in one sweep by sums (a long board: see
+/// `Method::Sums`).
+#[must_use]
+pub fn sums_sweep(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
+    supports(board, piece, spec).is_ok()
+        && sweeps_by_sums(&Walk::of(board, piece, spec), piece, spec)
 }
 
 /// The boundary squares of the crossing where this count meets in the middle, if it does.
@@ -513,6 +533,7 @@ impl CountEngine for Frontier {
             (&t * 2u32, t)
         };
         let how = match auto_cut(&walk, symmetric(spec)) {
+            _ if sweeps_by_sums(&walk, req.piece, spec) => sums_how(&walk),
             Some(c) => format!(
                 "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{}, mirror images merged",
                 c.left,
@@ -534,6 +555,14 @@ impl CountEngine for Frontier {
             work: None,
         })
     }
+}
+
+/// How a sweep by sums is described.
+fn sums_how(walk: &Walk) -> String {
+    format!(
+        "{}, the columns where its states saturate walked as sums over them",
+        sweep_how(walk, true)
+    )
 }
 
 /// How a sweep is described.
@@ -558,5 +587,9 @@ fn run_method(
     let walk = Walk::of(req.board, req.piece, req.spec);
     check_floor(req.board, &walk, limits.max_memory, limits.threads)?;
     let (stop, obs) = (host.stop(), host.observer());
+    let method = match method {
+        Method::Auto if sweeps_by_sums(&walk, req.piece, req.spec) => Method::Sums,
+        m => m,
+    };
     keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))
 }

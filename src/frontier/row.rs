@@ -229,6 +229,52 @@ pub fn row(
     })
 }
 
+impl<K: Key> Run<'_, K> {
+    /// The one-board count of a long board (`Method::Sums`): the row's sweep of its one length,
+    /// one piece, its saturated columns walked as sums. Its work in progress is saved beside
+    /// the checkpoint as the row's is (the run's name says `sweep by sums`).
+    pub(super) fn sweep_by_sums(&mut self, host: &dyn Host) -> Result<Ran, RunError> {
+        let split = self.single("sweep");
+        if host.start(&split)?.is_empty() {
+            self.saver.clear();
+            return Ok(Ran::default());
+        }
+        let (w, len) = (self.walk.w, self.walk.len);
+        let closed = self.sweep.closed;
+        let mut tours = None;
+        let ran = walk_row(
+            self,
+            w,
+            len..=len,
+            closed,
+            &BTreeMap::new(),
+            true,
+            &mut |_, t| {
+                tours = Some(t.clone());
+                Ok(())
+            },
+        )?;
+        let Some(tours) = tours.filter(|_| ran.finished) else {
+            return Ok(Ran::default());
+        };
+        host.done(0, tours)?;
+        let weighed = if ran.states_summed > 0 {
+            format!(
+                " ({} of {} states read by sums)",
+                group_u64(ran.states_summed),
+                group_u64(ran.states_read)
+            )
+        } else {
+            String::new()
+        };
+        Ok(Ran {
+            how: Some(format!("{}{weighed}", sums_how(&self.walk))),
+            peak: Some(ran.peak),
+            work: Some(Box::new(self.work())),
+        })
+    }
+}
+
 fn walk_row<K: Key>(
     run: &mut Run<'_, K>,
     width: u32,

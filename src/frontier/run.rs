@@ -29,6 +29,8 @@ pub(super) struct Run<'a, K: Key> {
     pub(super) scale: u64,
     /// A count settled before any walk (a path from a square to itself, non-adjacent ends).
     pub(super) settled: Option<(BigUint, &'static str)>,
+    /// Whether the count sweeps by sums (`Method::Sums`).
+    pub(super) by_sums: bool,
     /// Whether the reach check is still to come (see [`Run::check_reach`]).
     pub(super) probe: bool,
     /// What this run will count, where the driver knows it before the cut (see
@@ -103,7 +105,14 @@ impl<'a, K: Key> Run<'a, K> {
             settled = Some((BigUint::from(one), "a board of one square"));
         }
         let cut = match method {
-            Method::Sweep => None,
+            Method::Sums if !symmetric => {
+                return Err(Error::Invalid(format!(
+                    "a sweep by sums counts every tour of {} (no --from, --to or --no-symmetry)",
+                    req.board
+                ))
+                .into());
+            }
+            Method::Sweep | Method::Sums => None,
             Method::Meet | Method::MeetAt(_) => {
                 let (left, asked) = match method {
                     Method::MeetAt(c) => (c, true),
@@ -149,6 +158,7 @@ impl<'a, K: Key> Run<'a, K> {
                 (
                     "mode",
                     match cut {
+                        None if method == Method::Sums => "sweep by sums".to_string(),
                         None => "sweep".to_string(),
                         Some(c) => format!("meet-in-the-middle {}", c.left),
                     },
@@ -218,6 +228,7 @@ impl<'a, K: Key> Run<'a, K> {
                 2
             },
             settled,
+            by_sums: method == Method::Sums,
             probe: false,
             expected: None,
             sizes: vec![(0, 1)],
@@ -266,6 +277,7 @@ impl<'a, K: Key> Run<'a, K> {
         self.probe = fresh(&self.saver.path) && fresh(&self.split_path);
         self.expected = host.expected();
         match self.cut {
+            None if self.by_sums => self.sweep_by_sums(host),
             None => self.sweep_all(host),
             Some(cut) => self.meet(cut, host),
         }

@@ -657,7 +657,7 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
         for b in boards_rows_le_cols(max) {
             for closed in [false, true] {
                 let sp = spec(closed);
-                if !frontier::splits(b, &p, &sp) {
+                if !frontier::meets(b, &p, &sp) {
                     continue;
                 }
                 let sweep = count(b, &p, &sp, Method::Sweep, TreeSize::default());
@@ -676,7 +676,7 @@ fn frontier_tree_pieces_add_up_to_the_sweep() {
                 }
                 for t in sizes {
                     assert_eq!(
-                        count(b, &p, &sp, Method::Auto, t),
+                        count(b, &p, &sp, Method::Meet, t),
                         sweep,
                         "{b} {p} closed={closed} {t:?}"
                     );
@@ -728,7 +728,7 @@ fn a_column_cut_as_a_tree_widens_its_counts_past_64_bits() {
         tables: None,
         column_states: Some(4_000),
     };
-    let met = frontier::count_with(b, &knight, &sp, Method::Auto, cut)
+    let met = frontier::count_with(b, &knight, &sp, Method::Meet, cut)
         .unwrap_or_else(|e| panic!("{b} cut: {e}"));
     let swept = frontier::count_with(b, &knight, &sp, Method::Sweep, TreeSize::default()).unwrap();
     assert!(

@@ -52,16 +52,22 @@ fn lengths_of(job: &RowJob) -> Vec<(u32, BigUint, BigUint)> {
     told
 }
 
-/// The one-board count of `board`, by the frontier engine's own choice (met in the middle
-/// where the board allows), each column walked straight (the rows walk it tuned: a second
-/// way to every state): `(directed, undirected)`.
+/// The one-board count of `board`, met in the middle where the board allows, else in one sweep
+/// step by step (not by sums, which `Method::Auto` takes for a long board: the row's own
+/// walk), each column walked straight (the rows walk it tuned: a second way to every state):
+/// `(directed, undirected)`.
 fn alone(board: Board, piece: &Piece, closed: bool) -> (BigUint, BigUint) {
     let spec = CountSpec {
         closed,
         order: Order::Straight,
         ..CountSpec::default()
     };
-    let c = frontier::count(board, piece, &spec, Method::Auto).unwrap();
+    let method = if frontier::meets(board, piece, &spec) {
+        Method::Meet
+    } else {
+        Method::Sweep
+    };
+    let c = frontier::count(board, piece, &spec, method).unwrap();
     (c.directed, c.undirected)
 }
 
@@ -511,4 +517,125 @@ fn a_row_stopped_in_its_summed_columns_goes_on_from_its_checkpoint() {
     assert!(again.finished);
     assert_eq!(told_again, told_whole);
     assert!(again.lengths.iter().filter(|l| l.resumed).count() >= 1);
+}
+
+/// A long board counted alone (`count 5x24`, `Method::Auto`) is swept by sums, as the row's
+/// longest length (one piece): the same count as met in the middle (an independent walk) and
+/// as every step walked, on widths 3 to 6, open and closed, another leaper, and a transposed
+/// board; the method says so; a board shorter than four columns a row is still met.
+#[test]
+fn a_long_board_alone_is_swept_by_sums_and_equals_the_meeting() {
+    let cases: &[(u32, u32, &str, bool)] = &[
+        (3, 24, "knight", false),
+        (3, 24, "knight", true),
+        (4, 30, "knight", false),
+        (5, 24, "knight", false),
+        (5, 30, "knight", true),
+        (6, 24, "knight", true),
+        (4, 24, "(0,1)", true),
+    ];
+    for &(w, len, name, closed) in cases {
+        let piece: Piece = name.parse().unwrap();
+        let spec = CountSpec {
+            closed,
+            symmetry: true,
+            ..CountSpec::default()
+        };
+        for b in [Board::new(w, len).unwrap(), Board::new(len, w).unwrap()] {
+            assert!(frontier::sums_sweep(b, &piece, &spec), "{b} {name}");
+            assert!(!frontier::splits(b, &piece, &spec), "{b} {name}");
+            let auto = frontier::count(b, &piece, &spec, Method::Auto).unwrap();
+            assert!(
+                auto.how.contains("walked as sums") && auto.how.contains("states read by sums"),
+                "{b} {name}: {}",
+                auto.how
+            );
+            let other = if frontier::meets(b, &piece, &spec) {
+                Method::Meet
+            } else {
+                Method::Sweep
+            };
+            let met = frontier::count(b, &piece, &spec, other).unwrap();
+            assert_eq!(
+                (&auto.directed, &auto.undirected),
+                (&met.directed, &met.undirected),
+                "{b} {name} closed={closed} against {other:?}"
+            );
+            assert!(auto.directed > BigUint::ZERO || closed, "{b} {name}");
+        }
+    }
+    // shorter than four columns a row (and a fixed end): met in the middle, or one plain sweep
+    let k = Piece::knight();
+    let whole = CountSpec {
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    let short = Board::new(6, 20).unwrap();
+    assert!(!frontier::sums_sweep(short, &k, &whole));
+    assert!(frontier::splits(short, &k, &whole));
+    let long = Board::new(5, 24).unwrap();
+    assert!(frontier::sums_sweep(long, &k, &whole));
+    let from = CountSpec {
+        from: Some(long.square(0)),
+        ..whole.clone()
+    };
+    assert!(!frontier::sums_sweep(long, &k, &from));
+    assert!(!frontier::sums_sweep(long, &k, &CountSpec::default()));
+}
+
+/// A long board's count swept by sums, stopped in its summed columns, goes on from its
+/// checkpoint (the work in progress saved beside it) to the count at one go.
+#[test]
+fn a_long_board_stopped_in_its_summed_columns_goes_on_from_its_checkpoint() {
+    use knights::count::Engine;
+    use knights::count::driver::{self, Job};
+    let dir = tempfile::tempdir().unwrap();
+    let b = Board::new(5, 30).unwrap();
+    let spec = CountSpec {
+        symmetry: true,
+        ..CountSpec::default()
+    };
+    let mut job = Job::new(b, Piece::knight(), spec, Engine::Frontier);
+    job.threads = NonZeroUsize::new(2);
+    let whole = driver::run(&job, &AtomicBool::new(false), &Quiet).unwrap();
+    assert!(whole.finished && whole.count.how.contains("states read by sums"));
+    job.checkpoint = Some(dir.path().join("count.ckpt"));
+    let stop = AtomicBool::new(false);
+    // column 22 of 30: past where 5 wide saturates
+    let cut = driver::run(
+        &job,
+        &stop,
+        &StopAt {
+            stop: &stop,
+            at: 5 * 22,
+        },
+    )
+    .unwrap();
+    assert!(!cut.finished, "the stop came");
+    let layers = knights::durable::beside(job.checkpoint.as_ref().unwrap(), ".layers");
+    assert!(layers.exists(), "no work in progress saved");
+    let first = FirstLayer::default();
+    let again = driver::run(&job, &AtomicBool::new(false), &first).unwrap();
+    assert!(again.finished);
+    assert_eq!(
+        (again.count.directed, again.count.undirected),
+        (whole.count.directed, whole.count.undirected)
+    );
+    // it went on from where it stood, not from the first column
+    let from = first.0.lock().unwrap().expect("some layer shown");
+    assert!(from > 5 * 10, "went on from square {from}");
+    assert!(
+        !layers.exists(),
+        "the finished count keeps its work in progress"
+    );
+}
+
+/// The first layer a count shows, in squares walked.
+#[derive(Default)]
+struct FirstLayer(std::sync::Mutex<Option<usize>>);
+
+impl Observer for FirstLayer {
+    fn layer(&self, p: &knights::engine::LayerProgress) {
+        self.0.lock().unwrap().get_or_insert(p.done);
+    }
 }
