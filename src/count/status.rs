@@ -554,19 +554,24 @@ fn stage_text(h: &Header) -> String {
             ),
             "crossing",
         ),
+        // a count in one piece
+        None if phase == "sweep" => ("the sweep".to_string(), phase),
         None => ("the work the pieces share".to_string(), phase),
+    };
+    // a long board's sweep by sums saves a column at a time, as a row does
+    let (what, unit, shown) = if phase == "row" {
+        ("the sweep by sums".to_string(), "column", String::new())
+    } else {
+        (what, "layer", format!(" ({shown})"))
     };
     match h.layer() {
         Some((i, n)) if n > 0 => format!(
-            "{what}: layer {} of {} ({shown}), {} states saved",
+            "{what}: {unit} {} of {}{shown}, {} states saved",
             group_u64(i as u64),
             group_u64(n as u64),
             group_u64(states as u64)
         ),
-        _ => format!(
-            "{what} ({shown}), {} states saved",
-            group_u64(states as u64)
-        ),
+        _ => format!("{what}{shown}, {} states saved", group_u64(states as u64)),
     }
 }
 

@@ -614,6 +614,17 @@ fn a_long_board_stopped_in_its_summed_columns_goes_on_from_its_checkpoint() {
     assert!(!cut.finished, "the stop came");
     let layers = knights::durable::beside(job.checkpoint.as_ref().unwrap(), ".layers");
     assert!(layers.exists(), "no work in progress saved");
+    // `status` says what is saved: the sweep, by columns
+    let out = knights()
+        .arg("status")
+        .arg(job.checkpoint.as_ref().unwrap())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("in progress: the sweep by sums: column ") && text.contains("1 piece"),
+        "{text}"
+    );
     let first = FirstLayer::default();
     let again = driver::run(&job, &AtomicBool::new(false), &first).unwrap();
     assert!(again.finished);
