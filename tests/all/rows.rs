@@ -581,6 +581,24 @@ fn a_long_board_alone_is_swept_by_sums_and_equals_the_meeting() {
     };
     assert!(!frontier::sums_sweep(long, &k, &from));
     assert!(!frontier::sums_sweep(long, &k, &CountSpec::default()));
+    // 7 wide: closed only (measured: 7x28 closed 101 s swept, 400 s met), from 28 columns
+    let closed = CountSpec {
+        closed: true,
+        ..whole.clone()
+    };
+    let seven = Board::new(7, 28).unwrap();
+    assert!(frontier::sums_sweep(seven, &k, &closed));
+    assert!(!frontier::sums_sweep(seven, &k, &whole));
+    assert!(!frontier::sums_sweep(
+        Board::new(7, 27).unwrap(),
+        &k,
+        &closed
+    ));
+    assert!(!frontier::sums_sweep(
+        Board::new(8, 40).unwrap(),
+        &k,
+        &closed
+    ));
 }
 
 /// A long board's count swept by sums, stopped in its summed columns, goes on from its
