@@ -191,8 +191,8 @@ pub struct Split {
 impl Split {
     /// The headline tours a count of piece `i` stands for.
     #[must_use]
-    pub fn shown(&self, i: usize, count: u64) -> u64 {
-        count.saturating_mul(self.weights.get(i).copied().unwrap_or(1))
+    pub fn shown(&self, i: usize, count: &BigUint) -> BigUint {
+        count * self.weights.get(i).copied().unwrap_or(1)
     }
 }
 
@@ -535,9 +535,9 @@ pub trait Observer: Sync {
     fn info(&self, _message: &str) {}
     /// The pieces are known: `total` pieces for this process, `done` of them already counted,
     /// `tours` found in those.
-    fn units(&self, _total: u64, _done: u64, _tours: u64) {}
+    fn units(&self, _total: u64, _done: u64, _tours: &BigUint) {}
     /// One piece counted, holding `tours` tours (weighted as the report shows them).
-    fn unit_done(&self, _tours: u64) {}
+    fn unit_done(&self, _tours: &BigUint) {}
     /// A layered count made a layer (or starts a stage, with `done` resumed).
     fn layer(&self, _progress: &LayerProgress) {}
     /// The engine's projection of the time this process has left, in seconds from now, where

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use knights::count::driver::{LayerProgress, Observer};
 use knights::count::report::{group_u64, human_bytes};
+use num_bigint::BigUint;
 
 /// The first word of a note (what the count is doing, or will do).
 pub(crate) const NOTE: &str = "note";
@@ -41,7 +42,8 @@ struct Units {
     /// Units done when this process started (from a checkpoint).
     resumed: u64,
     done: AtomicU64,
-    tours: AtomicU64,
+    /// Tours in the units done, exact however large (3x100 is one unit of 53 digits).
+    tours: Mutex<BigUint>,
 }
 
 /// The display of one count.
@@ -138,7 +140,7 @@ impl Progress {
         }
         let u = self.units.get()?;
         let done = u.done.load(Ordering::Relaxed);
-        let tours = u.tours.load(Ordering::Relaxed);
+        let tours = u.tours();
         let rate = Self::rate(u, done, secs);
         let eta = if rate > 0.0 {
             format!("{:.0} s", (u.total - done) as f64 / rate)
@@ -146,11 +148,10 @@ impl Progress {
             "unknown".into()
         };
         Some(format!(
-            "progress: {}/{} units, {} tour{} so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
+            "progress: {}/{} units, {} so far, {rate:.1} units/s, {secs:.0} s elapsed, ETA {eta}",
             group(done),
             group(u.total),
-            tours_shown(tours),
-            knights::render::plural(tours),
+            tours_shown(&tours),
         ))
     }
 
@@ -172,7 +173,7 @@ impl Progress {
             return String::new();
         };
         let done = u.done.load(Ordering::Relaxed);
-        let tours = u.tours.load(Ordering::Relaxed);
+        let tours = u.tours();
         let rate = Self::rate(u, done, secs);
         let rest = *self.rest.lock().expect("no panic holding the lock");
         let eta = match rest {
@@ -189,11 +190,10 @@ impl Progress {
             }
         };
         format!(
-            "; {} of {} pieces done, {} tour{} so far{eta}",
+            "; {} of {} pieces done, {} so far{eta}",
             group(done),
             group(u.total),
-            tours_shown(tours),
-            knights::render::plural(tours)
+            tours_shown(&tours),
         )
     }
 
@@ -225,12 +225,12 @@ impl Observer for Progress {
         }
     }
 
-    fn units(&self, total: u64, done: u64, tours: u64) {
+    fn units(&self, total: u64, done: u64, tours: &BigUint) {
         let _ = self.units.set(Units {
             total,
             resumed: done,
             done: AtomicU64::new(done),
-            tours: AtomicU64::new(tours),
+            tours: Mutex::new(tours.clone()),
         });
         if self.layered() {
             return;
@@ -241,21 +241,19 @@ impl Observer for Progress {
         ) {
             bar.set_position(done);
             bar.reset_eta();
-            bar.set_message(format!(
-                "{} tour{}",
-                tours_shown(tours),
-                knights::render::plural(tours)
-            ));
+            bar.set_message(tours_shown(tours));
         }
     }
 
-    fn unit_done(&self, tours: u64) {
+    fn unit_done(&self, tours: &BigUint) {
         let Some(u) = self.units.get() else { return };
         // Relaxed: these are statistics for display; the totals reported come from elsewhere
         let done = u.done.fetch_add(1, Ordering::Relaxed) + 1;
-        // a piece's tours are shown to 2^64 - 1 at the most (3x100 has 53 digits): the sum stops
-        // there too
-        let t = saturating_add(&u.tours, tours);
+        let t = {
+            let mut sum = u.tours.lock().expect("no panic holding the lock");
+            *sum += tours;
+            sum.clone()
+        };
         if self.layered() {
             // the bar counts a piece's layers; the pieces are in its message
             return;
@@ -263,9 +261,8 @@ impl Observer for Progress {
         if let Some(bar) = self.bar.get() {
             bar.inc(1);
             bar.set_message(format!(
-                "{} tour{}, {:.1} units/s",
-                tours_shown(t),
-                knights::render::plural(t),
+                "{}, {:.1} units/s",
+                tours_shown(&t),
                 Self::rate(u, done, self.start.elapsed().as_secs_f64())
             ));
         }
@@ -296,25 +293,24 @@ impl Observer for Progress {
     }
 }
 
-/// Adds `x` to `a`, stopping at `u64::MAX`; the sum.
-fn saturating_add(a: &AtomicU64, x: u64) -> u64 {
-    // Relaxed: a figure for display
-    let old = a
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
-            Some(t.saturating_add(x))
-        })
-        .unwrap_or_else(|t| t);
-    old.saturating_add(x)
+impl Units {
+    /// The tours of the units done so far.
+    fn tours(&self) -> BigUint {
+        self.tours
+            .lock()
+            .expect("no panic holding the lock")
+            .clone()
+    }
 }
 
-/// Tours so far for display: `more than 18,446,744,073,709,551,614` where the sum reached the
-/// most a display figure holds.
-fn tours_shown(tours: u64) -> String {
-    if tours >= u64::MAX - 1 {
-        format!("more than {}", group(u64::MAX - 1))
-    } else {
-        group(tours)
-    }
+/// Tours so far for display, exact: `1 tour`, `1,234 tours`.
+fn tours_shown(tours: &BigUint) -> String {
+    let one = *tours == BigUint::from(1u32);
+    format!(
+        "{} tour{}",
+        knights::human::group(tours),
+        if one { "" } else { "s" }
+    )
 }
 
 /// The seconds left: the engine's projection where it gave one (`left`: the time left when it
@@ -360,20 +356,25 @@ mod tests {
         }
     }
 
-    /// Pieces of more than 2^64 tours (3x100 is one piece of 53 digits) are shown as many as a
-    /// figure holds, and adding to them does not overflow (it panicked under overflow checks).
+    /// Pieces of more than 2^64 tours (3x100 is one piece of 53 digits) are shown exactly, their
+    /// sum too (a display that held 64 bits showed "more than 18,446,744,073,709,551,614").
     #[test]
-    fn tours_past_two_to_the_sixty_fourth_are_shown_without_overflow() {
+    fn tours_past_two_to_the_sixty_fourth_are_shown_exactly() {
         let p = Progress::new(Mode::Plain, true);
-        p.units(3, 0, 0);
-        p.unit_done(u64::MAX);
-        p.unit_done(u64::MAX);
-        p.unit_done(7);
+        p.units(3, 0, &BigUint::ZERO);
+        let max = BigUint::from(u64::MAX);
+        p.unit_done(&max);
+        p.unit_done(&max);
+        p.unit_done(&BigUint::from(7u32));
         let line = p.line().unwrap();
+        // 2 * (2^64 - 1) + 7
         assert!(
-            line.contains("3/3 units, more than 18,446,744,073,709,551,614 tours so far"),
+            line.contains("3/3 units, 36,893,488,147,419,103,237 tours so far"),
             "{line}"
         );
+        let q = Progress::new(Mode::Plain, true);
+        q.units(2, 1, &BigUint::from(1u32));
+        assert!(q.line().unwrap().contains("1/2 units, 1 tour so far"));
     }
 
     /// A panic of the count ends the plain display's ticker, and the panic goes on to the
@@ -399,11 +400,11 @@ mod tests {
     #[test]
     fn the_eta_is_the_engine_s_projection_where_it_gave_one() {
         let p = Progress::new(Mode::Plain, false);
-        p.units(10, 4, 0);
+        p.units(10, 4, &BigUint::ZERO);
         p.layer(&layer());
         // no piece counted by this process yet: no rate, no ETA
         assert!(!p.line().unwrap().contains("ETA"), "{:?}", p.line());
-        p.unit_done(5);
+        p.unit_done(&BigUint::from(5u32));
         // one piece in a moment: the mean rate says 5 pieces in no time at all
         let by_rate = p.line().unwrap();
         assert!(by_rate.contains("ETA"), "{by_rate}");

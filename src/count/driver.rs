@@ -900,12 +900,9 @@ impl Host for Runner<'_> {
             .copied()
             .filter(|u| !done.contains_key(u))
             .collect();
-        let tours = done
-            .iter()
-            .map(|(&i, c)| split.shown(i, u64::try_from(c).unwrap_or(u64::MAX)))
-            .fold(0u64, u64::saturating_add);
+        let tours: BigUint = done.iter().map(|(&i, c)| split.shown(i, c)).sum();
         self.obs
-            .units(mine.len() as u64, (mine.len() - todo.len()) as u64, tours);
+            .units(mine.len() as u64, (mine.len() - todo.len()) as u64, &tours);
         let mut s = self.state();
         *s = State {
             split: Some(split.clone()),
@@ -970,12 +967,13 @@ impl Host for Runner<'_> {
             }
         }
         s.meter = s.meter.as_ref().map(super::ledger::Meter::restarted);
-        let shown = s.split.as_ref().map_or(0, |sp| {
-            sp.shown(i, u64::try_from(&count).unwrap_or(u64::MAX))
-        });
+        let shown = s
+            .split
+            .as_ref()
+            .map_or(BigUint::ZERO, |sp| sp.shown(i, &count));
         s.done.insert(i, count);
         drop(s);
-        self.obs.unit_done(shown);
+        self.obs.unit_done(&shown);
         Ok(())
     }
 

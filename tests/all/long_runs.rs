@@ -2208,7 +2208,7 @@ fn a_long_run_counts_a_piece_of_each_class_first() {
     // stopped after two pieces and resumed: the resumed run draws nothing
     struct StopAfter<'a>(&'a AtomicBool, AtomicUsize);
     impl knights::engine::Observer for StopAfter<'_> {
-        fn unit_done(&self, _tours: u64) {
+        fn unit_done(&self, _tours: &num_bigint::BigUint) {
             if self.1.fetch_add(1, Ordering::SeqCst) + 1 == 2 {
                 self.0.store(true, Ordering::SeqCst);
             }
