@@ -558,11 +558,21 @@ fn stage_text(h: &Header) -> String {
         None if phase == "sweep" => ("the sweep".to_string(), phase),
         None => ("the work the pieces share".to_string(), phase),
     };
-    // a long board's sweep by sums saves a column at a time, as a row does
+    // a long board's sweep by sums saves a column at a time, as a row (`--lengths`) does
     let (what, unit, shown) = if phase == "row" {
-        ("the sweep by sums".to_string(), "column", String::new())
+        let what = if h.get("mode") == Some("row") {
+            "the row's sweep"
+        } else {
+            "the sweep by sums"
+        };
+        (what.to_string(), "column", String::new())
     } else {
-        (what, "layer", format!(" ({shown})"))
+        let shown = if phase == "sweep" {
+            String::new()
+        } else {
+            format!(" ({shown})")
+        };
+        (what, "layer", shown)
     };
     match h.layer() {
         Some((i, n)) if n > 0 => format!(

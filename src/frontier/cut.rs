@@ -103,7 +103,8 @@ const SUMS_WINDOW_CLOSED: u32 = 19;
 /// columns a row on 5 and 6 wide (6x20 open: 60 s met, 76 s swept; 6x16 closed even). So a
 /// symmetric count walked along the long side with a window of at most [`SUMS_WINDOW`] squares
 /// open, [`SUMS_WINDOW_CLOSED`] closed (the knight up to 6 wide open, 7 closed; wider boards
-/// are not measured) and at least [`SUMS_LENGTH`] columns a row. The sweep is the row's (`row.rs`), whose walk must be this count's.
+/// are not measured) and at least [`SUMS_LENGTH`] columns a row. The sweep is the row's
+/// (`row.rs`), whose walk must be this count's graph.
 pub(super) fn sweeps_by_sums(walk: &Walk, piece: &Piece, spec: &CountSpec) -> bool {
     symmetric(spec)
         && !spec.wide

@@ -90,7 +90,7 @@ pub enum Method {
     MeetAt(u32),
     /// One sweep along the long side, the columns where its states have saturated walked as
     /// sums over them (see `sums.rs`): what `Auto` takes for a long board (see
-    /// [`sweeps_by_sums`]; symmetric counts only).
+    /// [`sums_sweep`]; symmetric counts only).
     Sums,
 }
 
@@ -533,7 +533,8 @@ impl CountEngine for Frontier {
             (&t * 2u32, t)
         };
         let how = match auto_cut(&walk, symmetric(spec)) {
-            _ if sweeps_by_sums(&walk, req.piece, spec) => sums_how(&walk),
+            // (a count of many pieces was met, whatever this build's rule: an older ledger's)
+            _ if cut.pieces == 1 && sweeps_by_sums(&walk, req.piece, spec) => sums_how(&walk),
             Some(c) => format!(
                 "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{}, mirror images merged",
                 c.left,

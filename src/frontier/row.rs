@@ -241,7 +241,9 @@ impl<K: Key> Run<'_, K> {
         }
         let (w, len) = (self.walk.w, self.walk.len);
         let closed = self.sweep.closed;
-        let mut tours = None;
+        // the count is recorded as the length is, before the sweep's saved work is removed: a
+        // kill between the two leaves it to read again, never a count lost
+        let mut recorded = false;
         let ran = walk_row(
             self,
             w,
@@ -250,14 +252,14 @@ impl<K: Key> Run<'_, K> {
             &BTreeMap::new(),
             true,
             &mut |_, t| {
-                tours = Some(t.clone());
+                host.done(0, t.clone())?;
+                recorded = true;
                 Ok(())
             },
         )?;
-        let Some(tours) = tours.filter(|_| ran.finished) else {
+        if !(recorded && ran.finished) {
             return Ok(Ran::default());
-        };
-        host.done(0, tours)?;
+        }
         let weighed = if ran.states_summed > 0 {
             format!(
                 " ({} of {} states read by sums)",
