@@ -546,33 +546,32 @@ impl Status {
 fn stage_text(h: &Header) -> String {
     let states: usize = h.tables().iter().map(|t| t.1).sum();
     let phase = h.phase().unwrap_or("?");
-    let (what, shown) = match phase.strip_prefix("piece ") {
+    // (what was saved, what its layers are, the stage in brackets where it says more)
+    let (what, unit, shown) = match phase.strip_prefix("piece ") {
         Some(n) => (
             format!(
                 "piece {}",
                 n.parse::<u64>().map_or(n.to_string(), |i| group_u64(i + 1))
             ),
-            "crossing",
+            "layer",
+            " (crossing)".to_string(),
         ),
         // a count in one piece
-        None if phase == "sweep" => ("the sweep".to_string(), phase),
-        None => ("the work the pieces share".to_string(), phase),
-    };
-    // a long board's sweep by sums saves a column at a time, as a row (`--lengths`) does
-    let (what, unit, shown) = if phase == "row" {
-        let what = if h.get("mode") == Some("row") {
-            "the row's sweep"
-        } else {
-            "the sweep by sums"
-        };
-        (what.to_string(), "column", String::new())
-    } else {
-        let shown = if phase == "sweep" {
-            String::new()
-        } else {
-            format!(" ({shown})")
-        };
-        (what, "layer", shown)
+        None if phase == "sweep" => ("the sweep".to_string(), "layer", String::new()),
+        // a row (`--lengths`) and a long board's sweep by sums save a column at a time
+        None if phase == "row" => {
+            let what = if h.get("mode") == Some("row") {
+                "the row's sweep"
+            } else {
+                "the sweep by sums"
+            };
+            (what.to_string(), "column", String::new())
+        }
+        None => (
+            "the work the pieces share".to_string(),
+            "layer",
+            format!(" ({phase})"),
+        ),
     };
     match h.layer() {
         Some((i, n)) if n > 0 => format!(

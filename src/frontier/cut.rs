@@ -104,8 +104,9 @@ const SUMS_WINDOW_CLOSED: u32 = 19;
 /// symmetric count walked along the long side with a window of at most [`SUMS_WINDOW`] squares
 /// open, [`SUMS_WINDOW_CLOSED`] closed (the knight up to 6 wide open, 7 closed; wider boards
 /// are not measured) and at least [`SUMS_LENGTH`] columns a row. The sweep is the row's
-/// (`row.rs`), whose walk must be this count's graph.
-pub(super) fn sweeps_by_sums(walk: &Walk, piece: &Piece, spec: &CountSpec) -> bool {
+/// (`row.rs`): every piece's moves are its leaps both ways round, so the row's walk of `w x
+/// len` is this count's walk, of a board or its transpose.
+pub(super) fn sweeps_by_sums(walk: &Walk, spec: &CountSpec) -> bool {
     symmetric(spec)
         && !spec.wide
         && walk.window()
@@ -116,23 +117,4 @@ pub(super) fn sweeps_by_sums(walk: &Walk, piece: &Piece, spec: &CountSpec) -> bo
             }
         && walk.w > 1
         && walk.len >= SUMS_LENGTH * walk.w
-        && same_graph(
-            &super::row::row_walk(walk.w, walk.len, piece, spec.order),
-            walk,
-        )
-}
-
-/// Whether two walks number the same squares with the same neighbours (a board and its
-/// transpose do, their moves taken in another order).
-fn same_graph(a: &Walk, b: &Walk) -> bool {
-    let sorted = |w: &Walk| -> Vec<Vec<u32>> {
-        w.nb.iter()
-            .map(|n| {
-                let mut n = n.clone();
-                n.sort_unstable();
-                n
-            })
-            .collect()
-    };
-    a.n == b.n && sorted(a) == sorted(b)
 }

@@ -118,7 +118,7 @@ pub fn supports(board: Board, piece: &Piece, spec: &CountSpec) -> Result<(), Err
 /// count it walks in one sweep is one piece.
 #[must_use]
 pub fn splits(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
-    meets(board, piece, spec) && !sweeps_by_sums(&Walk::of(board, piece, spec), piece, spec)
+    meets(board, piece, spec) && !sweeps_by_sums(&Walk::of(board, piece, spec), spec)
 }
 
 /// Whether `Method::Meet` can count this request, at the middle cut `Method::Auto` takes where
@@ -133,8 +133,7 @@ pub fn meets(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
 /// `Method::Sums`).
 #[must_use]
 pub fn sums_sweep(board: Board, piece: &Piece, spec: &CountSpec) -> bool {
-    supports(board, piece, spec).is_ok()
-        && sweeps_by_sums(&Walk::of(board, piece, spec), piece, spec)
+    supports(board, piece, spec).is_ok() && sweeps_by_sums(&Walk::of(board, piece, spec), spec)
 }
 
 /// The boundary squares of the crossing where this count meets in the middle, if it does.
@@ -534,7 +533,7 @@ impl CountEngine for Frontier {
         };
         let how = match auto_cut(&walk, symmetric(spec)) {
             // (a count of many pieces was met, whatever this build's rule: an older ledger's)
-            _ if cut.pieces == 1 && sweeps_by_sums(&walk, req.piece, spec) => sums_how(&walk),
+            _ if cut.pieces == 1 && sweeps_by_sums(&walk, spec) => sums_how(&walk),
             Some(c) => format!(
                 "frontier walks met in the middle: {} columns from one end, {} from the other, joined across {} columns in {} piece{}, mirror images merged",
                 c.left,
@@ -589,7 +588,7 @@ fn run_method(
     check_floor(req.board, &walk, limits.max_memory, limits.threads)?;
     let (stop, obs) = (host.stop(), host.observer());
     let method = match method {
-        Method::Auto if sweeps_by_sums(&walk, req.piece, req.spec) => Method::Sums,
+        Method::Auto if sweeps_by_sums(&walk, req.spec) => Method::Sums,
         m => m,
     };
     keyed!(walk, K => Run::<K>::new(req, limits, walk, method, stop, obs)?.go(host))

@@ -240,6 +240,13 @@ impl<K: Key> Run<'_, K> {
             return Ok(Ran::default());
         }
         let (w, len) = (self.walk.w, self.walk.len);
+        debug_assert!(
+            same_graph(
+                &row_walk(w, len, self.req.piece, self.req.spec.order),
+                &self.walk
+            ),
+            "the row's walk is the count's"
+        );
         let closed = self.sweep.closed;
         // the count is recorded as the length is, before the sweep's saved work is removed: a
         // kill between the two leaves it to read again, never a count lost
@@ -275,6 +282,21 @@ impl<K: Key> Run<'_, K> {
             work: Some(Box::new(self.work())),
         })
     }
+}
+
+/// Whether two walks number the same squares with the same neighbours (a board and its
+/// transpose do, their moves taken in another order).
+fn same_graph(a: &Walk, b: &Walk) -> bool {
+    let sorted = |w: &Walk| -> Vec<Vec<u32>> {
+        w.nb.iter()
+            .map(|n| {
+                let mut n = n.clone();
+                n.sort_unstable();
+                n
+            })
+            .collect()
+    };
+    a.n == b.n && sorted(a) == sorted(b)
 }
 
 fn walk_row<K: Key>(

@@ -173,7 +173,6 @@ impl<K: Key> Builder<K> {
         self.bytes.load(Ordering::Relaxed) + self.other
     }
 
-    /// Whether filling has failed (overflow, memory or disk): workers stop early.
     /// Whether a sum passed the words of the table's counts (see [`Stopped::Overflow`]).
     pub(crate) fn overflowed(&self) -> bool {
         self.overflow.load(Ordering::Relaxed)
@@ -184,6 +183,7 @@ impl<K: Key> Builder<K> {
         self.shape.limbs
     }
 
+    /// Whether filling has failed (overflow, memory or disk): workers stop early.
     pub(crate) fn failed(&self) -> bool {
         self.overflow.load(Ordering::Relaxed)
             || self.memory.load(Ordering::Relaxed)
